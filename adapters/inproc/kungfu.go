@@ -1,0 +1,133 @@
+// Package inproc holds the in-process adapters: they drive sifu's bundled
+// reference implementations through the suites' adapter seams without any
+// transport.
+package inproc
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// Kungfu adapts the reference Kungfu service to kungfu.Target. It offers the
+// whole control plane: provisioning, deactivation, a virtual clock and a
+// restart that rebuilds the service from its fact log.
+type Kungfu struct {
+	mu    sync.Mutex
+	svc   *ref.Service
+	clock *ref.ManualClock
+	opts  []ref.Option
+}
+
+// NewKungfu starts a reference service with a fresh virtual clock and an
+// in-memory fact store. Extra options (for example planted faults) are kept
+// across restarts.
+func NewKungfu(opts ...ref.Option) (*Kungfu, error) {
+	clock := ref.NewManualClock(ref.Epoch)
+	all := append([]ref.Option{ref.WithClock(clock), ref.WithStore(&ref.MemoryStore{})}, opts...)
+	svc, err := ref.New(all...)
+	if err != nil {
+		return nil, err
+	}
+	return &Kungfu{svc: svc, clock: clock, opts: all}, nil
+}
+
+// Profiles the reference claims today.
+var Profiles = []string{"memory"}
+
+// Hello describes the reference.
+func (k *Kungfu) Hello(context.Context) (kungfu.Hello, error) {
+	return kungfu.Hello{
+		Implementation: "sifu-reference-kungfu",
+		Version:        "0.1.0",
+		Spec:           "Kungfu Protocol 1.0-rc1",
+		Profiles:       Profiles,
+		Controls:       kungfu.Controls,
+	}, nil
+}
+
+func (k *Kungfu) service() *ref.Service {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.svc
+}
+
+// Act performs an action.
+func (k *Kungfu) Act(_ context.Context, a kungfu.Action) (kungfu.Response, error) {
+	return response(k.service().Act(ref.Request{Agent: a.Agent, Action: a.Name, Key: a.Key, Params: a.Params})), nil
+}
+
+// Read answers a view.
+func (k *Kungfu) Read(_ context.Context, r kungfu.Read) (kungfu.Response, error) {
+	return response(k.service().Read(r.Agent, r.View, r.Params)), nil
+}
+
+// Control runs a control-plane operation.
+func (k *Kungfu) Control(_ context.Context, c kungfu.Control) (kungfu.Response, error) {
+	switch c.Name {
+	case kungfu.ControlProvision:
+		name, _ := c.Params["name"].(string)
+		id, err := k.service().Provision(name)
+		if err != nil {
+			return kungfu.Response{}, err
+		}
+		return ok(map[string]any{"agent": id}), nil
+	case kungfu.ControlDeactivate:
+		id, _ := c.Params["agent"].(string)
+		if err := k.service().Deactivate(id); err != nil {
+			return refused("invalid_params", err.Error()), nil
+		}
+		return ok(map[string]any{"agent": id, "state": "deactivated"}), nil
+	case kungfu.ControlClock:
+		d, err := duration(c.Params["advance"])
+		if err != nil {
+			return refused("invalid_params", err.Error()), nil
+		}
+		k.clock.Advance(d)
+		return ok(map[string]any{"now": k.clock.Now().UTC().Format(time.RFC3339Nano)}), nil
+	case kungfu.ControlRestart:
+		k.mu.Lock()
+		defer k.mu.Unlock()
+		svc, err := ref.New(k.opts...)
+		if err != nil {
+			return kungfu.Response{}, fmt.Errorf("restart: %w", err)
+		}
+		k.svc = svc
+		return ok(map[string]any{"restarted": true}), nil
+	}
+	return refused("unknown_action", fmt.Sprintf("no control %q", c.Name)), nil
+}
+
+func duration(v any) (time.Duration, error) {
+	switch t := v.(type) {
+	case string:
+		d, err := time.ParseDuration(t)
+		if err != nil || d < 0 {
+			return 0, fmt.Errorf("advance must be a non-negative duration such as \"90s\", got %q", t)
+		}
+		return d, nil
+	case float64:
+		if t < 0 {
+			return 0, fmt.Errorf("advance must not be negative")
+		}
+		return time.Duration(t * float64(time.Second)), nil
+	}
+	return 0, fmt.Errorf("advance must be a duration such as \"90s\" or a number of seconds")
+}
+
+func ok(result map[string]any) kungfu.Response { return kungfu.Response{OK: true, Result: result} }
+
+func refused(reason, msg string) kungfu.Response {
+	return kungfu.Response{Rejection: &kungfu.Rejection{Reason: reason, NextStep: "stop", Message: msg}}
+}
+
+func response(r ref.Response) kungfu.Response {
+	if r.Rejection != nil {
+		return kungfu.Response{Rejection: &kungfu.Rejection{Reason: r.Rejection.Reason, NextStep: r.Rejection.NextStep, Message: r.Rejection.Message}}
+	}
+	return ok(r.Result)
+}

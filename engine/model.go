@@ -1,0 +1,133 @@
+// Package engine is sifu's one execution core: the step model that Gherkin
+// scenarios and JSON vectors both compile to, and the interpreter that runs a
+// compiled check against a suite's executor.
+//
+// The engine knows nothing about any protocol. A suite supplies an Executor
+// that turns act, read and control steps into calls on its adapter seam; the
+// engine resolves variables, records the transcript and judges expectations.
+package engine
+
+import "time"
+
+// Op says what a step does.
+type Op string
+
+// The step operations.
+const (
+	// OpControl drives the test control plane (provision an agent, deactivate
+	// one, advance the virtual clock, restart the implementation).
+	OpControl Op = "control"
+	// OpAct performs a protocol action as an agent.
+	OpAct Op = "act"
+	// OpRead reads a view as an agent.
+	OpRead Op = "read"
+	// OpExpect judges an earlier outcome without contacting the implementation.
+	OpExpect Op = "expect"
+	// OpParallel issues its sub-steps concurrently and observes them together.
+	OpParallel Op = "parallel"
+)
+
+// Step is one instruction of a check.
+type Step struct {
+	// Source locates the step for people: "file.feature:12" or "file.json#/checks/0/steps/3".
+	Source string `json:"source"`
+	// Text is the step as its author wrote it (Gherkin text or a generated line).
+	Text string `json:"text,omitempty"`
+	Op   Op     `json:"op"`
+	// Agent is the alias of the acting agent, local to the check.
+	Agent string `json:"agent,omitempty"`
+	// Name is the action, view or control.
+	Name string `json:"name,omitempty"`
+	// Key is the idempotency key of an action.
+	Key string `json:"key,omitempty"`
+	// Params are the action, read or control parameters; strings may hold ${var}.
+	Params map[string]any `json:"params,omitempty"`
+	// Steps are the concurrent sub-steps of an OpParallel step.
+	Steps []Step `json:"steps,omitempty"`
+	// Capture names variables to fill from this step's outcome: variable → JSON pointer.
+	Capture map[string]string `json:"capture,omitempty"`
+	// Expect is judged against this step's outcome (or, for OpExpect, the subject).
+	Expect *Expect `json:"expect,omitempty"`
+	// Subject names the variable an OpExpect step judges; empty means the last outcome.
+	Subject string `json:"subject,omitempty"`
+}
+
+// Expect describes what an outcome must look like.
+type Expect struct {
+	// Outcome is "ok", "rejected" or empty for either.
+	Outcome string `json:"outcome,omitempty"`
+	// Reason and NextStep constrain a rejection; empty means any value.
+	Reason   string `json:"reason,omitempty"`
+	NextStep string `json:"next_step,omitempty"`
+	// Match holds pointer matchers over the outcome document, judged in order.
+	Match []Match `json:"match,omitempty"`
+	// SameAs names a variable holding an earlier outcome from which this one
+	// must be indistinguishable, after the Mask strings are blanked in both.
+	SameAs string   `json:"same_as,omitempty"`
+	Mask   []string `json:"mask,omitempty"`
+}
+
+// Match applies one matcher at a JSON pointer of the outcome document
+// {"ok":…, "result":…, "rejection":{…}}. A "*" segment fans out over an array.
+type Match struct {
+	Pointer string `json:"pointer"`
+	// Matcher is a literal (deep equality) or an operator object, see Judge.
+	Matcher any `json:"matcher"`
+}
+
+// Check is one compiled scenario or vector: the unit sifu reports on.
+type Check struct {
+	// ID is stable across runs: "<suite>/<file stem>/<slug>".
+	ID    string `json:"id"`
+	Kind  string `json:"kind"` // "scenario" or "vector"
+	Title string `json:"title"`
+	// Source is "file:line" of the scenario, or the vector file and pointer.
+	Source string   `json:"source"`
+	Rules  []string `json:"rules"`
+	Tags   []string `json:"tags,omitempty"`
+	Steps  []Step   `json:"steps"`
+}
+
+// Controls lists the control-plane operations a check uses, sorted and unique.
+func (c Check) Controls() []string {
+	seen := map[string]bool{}
+	var walk func([]Step)
+	walk = func(steps []Step) {
+		for _, s := range steps {
+			if s.Op == OpControl {
+				seen[s.Name] = true
+			}
+			walk(s.Steps)
+		}
+	}
+	walk(c.Steps)
+	return sortedKeys(seen)
+}
+
+// Outcome is what the implementation answered to one step.
+type Outcome struct {
+	OK        bool       `json:"ok"`
+	Result    any        `json:"result,omitempty"`
+	Rejection *Rejection `json:"rejection,omitempty"`
+}
+
+// Rejection is a refused action: a reason code, the next step the agent should
+// take, and a free message.
+type Rejection struct {
+	Reason   string `json:"reason"`
+	NextStep string `json:"next_step"`
+	Message  string `json:"message,omitempty"`
+}
+
+// Exchange is one transcript line: what was sent and what came back.
+type Exchange struct {
+	Source  string         `json:"source"`
+	Op      Op             `json:"op"`
+	Agent   string         `json:"agent,omitempty"`
+	Name    string         `json:"name,omitempty"`
+	Key     string         `json:"key,omitempty"`
+	Params  map[string]any `json:"params,omitempty"`
+	Outcome *Outcome       `json:"outcome,omitempty"`
+	Error   string         `json:"error,omitempty"`
+	Elapsed time.Duration  `json:"elapsed_ns"`
+}

@@ -1,0 +1,37 @@
+package kungfu
+
+// Fault is a deliberate bug that can be planted in the reference, so that a
+// conformance check can show it catches the behaviour it claims to check.
+type Fault string
+
+// The planted faults. Each breaks one guard of the protocol.
+const (
+	FaultNonAuthorWrites          Fault = "non-author-writes"           // anyone may update a Memory they can read
+	FaultStartsPublic             Fault = "starts-public"               // a new Memory is public
+	FaultMutableVersions          Fault = "mutable-versions"            // an update rewrites older versions
+	FaultWithdrawNotTerminal      Fault = "withdraw-not-terminal"       // a withdrawn Memory still takes versions
+	FaultReplayDrift              Fault = "replay-drift"                // a replay answers with present state
+	FaultReplayReexecutes         Fault = "replay-reexecutes"           // a replay performs the action again
+	FaultConflictIgnored          Fault = "conflict-ignored"            // a reused key with other params runs
+	FaultExistenceLeak            Fault = "existence-leak"              // private Memories answer "forbidden"
+	FaultImplicitSuccess          Fault = "implicit-success"            // publishing a public Memory succeeds
+	FaultNoNextStep               Fault = "no-next-step"                // rejections carry no next step
+	FaultStrangerReadsOldVersions Fault = "stranger-reads-old-versions" // others may pick any version
+	FaultUpdateChangesVisibility  Fault = "update-changes-visibility"   // an update makes a Memory private
+	FaultListsWithdrawn           Fault = "lists-withdrawn"             // listings show withdrawn Memories
+	FaultNoRateLimit              Fault = "no-rate-limit"               // cheap actions are unbounded
+	FaultDeactivatedActs          Fault = "deactivated-acts"            // deactivated agents may act
+	FaultDeactivationErases       Fault = "deactivation-erases"         // deactivation withdraws the agent's Memories
+	FaultContentInStructure       Fault = "content-in-structure"        // JSON content leaks into structural fields
+	FaultSharedKeys               Fault = "shared-keys"                 // idempotency records are not per agent
+	FaultLostUpdate               Fault = "lost-update"                 // concurrent updates may share a version
+)
+
+// Faults lists every planted fault.
+var Faults = []Fault{
+	FaultNonAuthorWrites, FaultStartsPublic, FaultMutableVersions, FaultWithdrawNotTerminal,
+	FaultReplayDrift, FaultReplayReexecutes, FaultConflictIgnored, FaultExistenceLeak,
+	FaultImplicitSuccess, FaultNoNextStep, FaultStrangerReadsOldVersions, FaultUpdateChangesVisibility,
+	FaultListsWithdrawn, FaultNoRateLimit, FaultDeactivatedActs, FaultDeactivationErases,
+	FaultContentInStructure, FaultSharedKeys, FaultLostUpdate,
+}

@@ -1,0 +1,119 @@
+// Package results is sifu's one result and evidence model. Every report
+// (results.json, JUnit, the console summary, and later declarations) reads
+// a Run; none computes verdicts of its own.
+package results
+
+import (
+	"github.com/sifu-dev/sifu/engine"
+)
+
+// Harness names the harness that produced a run.
+type Harness struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+	Commit  string `json:"commit,omitempty"`
+}
+
+// Target describes the implementation that was checked.
+type Target struct {
+	Name           string   `json:"name"`
+	Implementation string   `json:"implementation,omitempty"`
+	Version        string   `json:"version,omitempty"`
+	Commit         string   `json:"commit,omitempty"`
+	Spec           string   `json:"spec,omitempty"`
+	Profiles       []string `json:"profiles,omitempty"`
+	Controls       []string `json:"controls,omitempty"`
+}
+
+// Run is the outcome of one `sifu run`.
+type Run struct {
+	Harness    Harness   `json:"harness"`
+	Suite      string    `json:"suite"`
+	Spec       string    `json:"spec"`
+	Target     Target    `json:"target"`
+	Profiles   []string  `json:"profiles"`
+	Selection  Selection `json:"selection"`
+	StartedAt  string    `json:"started_at"`
+	DurationMS int64     `json:"duration_ms"`
+	Summary    Summary   `json:"summary"`
+	Tests      []Test    `json:"tests"`
+	Rules      []Rule    `json:"rules"`
+}
+
+// Selection records how checks were chosen, so a run can be reproduced.
+type Selection struct {
+	Tags  string   `json:"tags,omitempty"`
+	Rules []string `json:"rules,omitempty"`
+}
+
+// Summary counts tests by status.
+type Summary struct {
+	Pass          int `json:"pass"`
+	Fail          int `json:"fail"`
+	Warn          int `json:"warn"`
+	NotApplicable int `json:"not_applicable"`
+	Untestable    int `json:"untestable"`
+	Timeout       int `json:"timeout"`
+	HarnessError  int `json:"harness_error"`
+}
+
+// Add counts one status.
+func (s *Summary) Add(st engine.Status) {
+	switch st {
+	case engine.Pass:
+		s.Pass++
+	case engine.Fail:
+		s.Fail++
+	case engine.Warn:
+		s.Warn++
+	case engine.NotApplicable:
+		s.NotApplicable++
+	case engine.Untestable:
+		s.Untestable++
+	case engine.Timeout:
+		s.Timeout++
+	case engine.HarnessError:
+		s.HarnessError++
+	}
+}
+
+// Failed reports whether the run must not be taken as conformant: any check
+// failed, timed out, broke the harness or could not be tested.
+func (s Summary) Failed() bool {
+	return s.Fail+s.Untestable+s.Timeout+s.HarnessError > 0
+}
+
+// Test is the verdict of one check.
+type Test struct {
+	ID         string            `json:"id"`
+	Kind       string            `json:"kind"`
+	Title      string            `json:"title"`
+	Source     string            `json:"source"`
+	Rules      []string          `json:"rules"`
+	Tags       []string          `json:"tags,omitempty"`
+	Status     engine.Status     `json:"status"`
+	DurationMS int64             `json:"duration_ms"`
+	Message    string            `json:"message,omitempty"`
+	Step       string            `json:"step,omitempty"`
+	Transcript []engine.Exchange `json:"transcript,omitempty"`
+}
+
+// Rule statuses, beyond the check statuses a rule can inherit.
+const (
+	RulePass          = "pass"
+	RuleFail          = "fail"
+	RuleWarn          = "warn"
+	RuleNotEvidenced  = "not_evidenced"  // no selected check covers it
+	RuleNotBlackBox   = "not_black_box"  // cannot be observed from outside
+	RuleNotApplicable = "not_applicable" // observable only with a profile outside this run
+)
+
+// Rule is the verdict on one catalogue rule, with the checks behind it.
+type Rule struct {
+	ID       string   `json:"id"`
+	Level    string   `json:"level"`
+	Profile  []string `json:"profile"`
+	Status   string   `json:"status"`
+	Evidence []string `json:"evidence"`
+	Note     string   `json:"note,omitempty"`
+}

@@ -1,0 +1,426 @@
+// Package runner plans and executes a conformance run: it loads a suite's
+// rule catalogue, compiles its features and vectors into checks, selects the
+// checks that apply, runs each through the engine against a fresh executor,
+// and assembles the one result model every report reads.
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sifu-dev/sifu/catalogue"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/engine/gherkin"
+	"github.com/sifu-dev/sifu/engine/vector"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/schema"
+)
+
+// Suite describes where a suite's data lives and how its Gherkin compiles.
+type Suite struct {
+	Name      string
+	Catalogue string // path of rules.json inside the file system
+	Features  string // directory of .feature files
+	Vectors   string // directory of vector .json files
+	Schemas   string // directory of JSON Schemas
+	Register  gherkin.Registrar
+}
+
+// Target is the implementation under test as the runner sees it.
+type Target interface {
+	// Describe returns what the implementation says about itself.
+	Describe(ctx context.Context) (results.Target, error)
+	// NewExecutor returns a fresh executor for one check, and a function
+	// that releases it.
+	NewExecutor(ctx context.Context) (engine.Executor, func(), error)
+}
+
+// UsageError is a problem with what the user asked for or with the suite's
+// input files: the run cannot start. The CLI exits 2 on it.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+func usagef(format string, args ...any) error { return &UsageError{Msg: fmt.Sprintf(format, args...)} }
+
+// Plan is a loaded suite: the catalogue and every compiled check.
+type Plan struct {
+	Suite     Suite
+	Catalogue *catalogue.Catalogue
+	Checks    []engine.Check
+}
+
+// Load reads the catalogue and compiles every feature and vector of a suite.
+// Any malformed file, or a check naming a rule the catalogue lacks, is a
+// UsageError naming the file.
+func Load(fsys fs.FS, s Suite) (*Plan, error) {
+	set := schema.NewSet(fsys, s.Schemas)
+	cat, err := catalogue.Load(fsys, s.Catalogue, set)
+	if err != nil {
+		return nil, &UsageError{Msg: err.Error()}
+	}
+	p := &Plan{Suite: s, Catalogue: cat}
+	features, err := files(fsys, s.Features, ".feature")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range features {
+		checks, err := gherkin.Compile(fsys, f, s.Name, s.Register)
+		if err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		p.Checks = append(p.Checks, checks...)
+	}
+	vectors, err := files(fsys, s.Vectors, ".json")
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range vectors {
+		if f == s.Catalogue {
+			continue
+		}
+		checks, err := vector.Compile(fsys, f, s.Name, set)
+		if err != nil {
+			return nil, &UsageError{Msg: err.Error()}
+		}
+		p.Checks = append(p.Checks, checks...)
+	}
+	seen := map[string]string{}
+	for _, c := range p.Checks {
+		if prev, dup := seen[c.ID]; dup {
+			return nil, usagef("%s: check id %s is also used by %s; rename one", c.Source, c.ID, prev)
+		}
+		seen[c.ID] = c.Source
+		for _, id := range c.Rules {
+			if _, ok := cat.Rule(id); !ok {
+				return nil, usagef("%s: check %s names rule %s, which is not in %s; fix the rule ID", c.Source, c.ID, id, s.Catalogue)
+			}
+		}
+	}
+	sort.Slice(p.Checks, func(i, j int) bool { return p.Checks[i].ID < p.Checks[j].ID })
+	return p, nil
+}
+
+func files(fsys fs.FS, dir, ext string) ([]string, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	var out []string
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() && strings.HasSuffix(p, ext) {
+			out = append(out, p)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, usagef("read %s: %v", dir, err)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// Config says what to run and how.
+type Config struct {
+	Target      Target
+	TargetName  string
+	Profiles    []string // empty: the profiles the target claims
+	Tags        string
+	Rules       []string
+	Timeout     time.Duration // per check; zero means 30s
+	Concurrency int           // zero means GOMAXPROCS
+	Progress    io.Writer     // one line per finished check; nil for silence
+	Harness     results.Harness
+	Now         func() time.Time
+}
+
+// Selected is a check chosen for a run, with the verdict it gets without
+// running when it cannot apply.
+type Selected struct {
+	Check    engine.Check
+	Preset   engine.Status // NotApplicable or Untestable, or "" to run
+	Reason   string
+	Advisory bool // every rule it evidences is a SHOULD
+}
+
+// Select chooses the checks of a run. It fails with a UsageError when the
+// selection is malformed or empty.
+func (p *Plan) Select(profiles []string, tags string, rules []string, controls []string) ([]Selected, map[string]bool, error) {
+	if len(profiles) == 0 {
+		return nil, nil, usagef("no profile to check: the target claims none; pass --profile (one of %v)", p.Catalogue.ProfileNames())
+	}
+	closure, err := p.Catalogue.Closure(profiles)
+	if err != nil {
+		return nil, nil, &UsageError{Msg: err.Error()}
+	}
+	if tags != "" {
+		if msg := ValidTagExpr(tags); msg != "" {
+			return nil, nil, usagef("--tags %q: %s", tags, msg)
+		}
+	}
+	want := map[string]bool{}
+	for _, id := range rules {
+		if _, ok := p.Catalogue.Rule(id); !ok {
+			return nil, nil, usagef("--rule %s: no such rule in the %s catalogue; `sifu rules --suite %s` lists them", id, p.Suite.Name, p.Suite.Name)
+		}
+		want[id] = true
+	}
+	has := map[string]bool{}
+	for _, c := range controls {
+		has[c] = true
+	}
+	var out []Selected
+	for _, c := range p.Checks {
+		if !MatchTags(tags, append(append([]string{c.Kind}, c.Tags...), c.Rules...)) {
+			continue
+		}
+		if len(want) > 0 && !anyOf(c.Rules, want) {
+			continue
+		}
+		sel := Selected{Check: c, Advisory: true}
+		inScope, needs := false, map[string]bool{}
+		for _, id := range c.Rules {
+			r, _ := p.Catalogue.Rule(id)
+			if !r.Advisory() {
+				sel.Advisory = false
+			}
+			in, n := catalogue.Scope(r, closure)
+			if in && len(n) == 0 {
+				inScope = true
+			}
+			for _, x := range n {
+				needs[x] = true
+			}
+		}
+		if !inScope {
+			if len(needs) == 0 {
+				continue // the check is about profiles outside this run
+			}
+			sel.Preset, sel.Reason = engine.NotApplicable, fmt.Sprintf("observable only with the %s profile", strings.Join(keys(needs), ", "))
+		}
+		if sel.Preset == "" {
+			var missing []string
+			for _, ctl := range c.Controls() {
+				if !has[ctl] {
+					missing = append(missing, ctl)
+				}
+			}
+			if len(missing) > 0 {
+				sel.Preset, sel.Reason = engine.Untestable, fmt.Sprintf("needs the %s control, which the target does not offer", strings.Join(missing, ", "))
+			}
+		}
+		out = append(out, sel)
+	}
+	if len(out) == 0 {
+		return nil, nil, usagef("no check selected (suite %s, profiles %v, tags %q, rules %v): nothing would be evidenced; widen the selection", p.Suite.Name, profiles, tags, rules)
+	}
+	return out, closure, nil
+}
+
+func anyOf(ids []string, want map[string]bool) bool {
+	for _, id := range ids {
+		if want[id] {
+			return true
+		}
+	}
+	return false
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Run executes a plan against a target and returns the results.
+func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	started := now()
+	desc, err := cfg.Target.Describe(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("target %s did not describe itself: %w", cfg.TargetName, err)
+	}
+	desc.Name = cfg.TargetName
+	profiles := cfg.Profiles
+	if len(profiles) == 0 {
+		profiles = desc.Profiles
+	}
+	selected, closure, err := p.Select(profiles, cfg.Tags, cfg.Rules, desc.Controls)
+	if err != nil {
+		return nil, err
+	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	workers := cfg.Concurrency
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	tests := make([]results.Test, len(selected))
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		progress = cfg.Progress
+		jobs     = make(chan int)
+	)
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range jobs {
+				t := p.runOne(ctx, cfg.Target, selected[i], timeout)
+				tests[i] = t
+				if progress != nil {
+					mu.Lock()
+					fmt.Fprintf(progress, "%-14s %s\n", t.Status, t.ID)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range selected {
+		jobs <- i
+	}
+	close(jobs)
+	wg.Wait()
+
+	run := &results.Run{
+		Harness:    cfg.Harness,
+		Suite:      p.Suite.Name,
+		Spec:       p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
+		Target:     desc,
+		Profiles:   profiles,
+		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules},
+		StartedAt:  started.UTC().Format(time.RFC3339),
+		DurationMS: now().Sub(started).Milliseconds(),
+		Tests:      tests,
+	}
+	for _, t := range tests {
+		run.Summary.Add(t.Status)
+	}
+	run.Rules = p.ruleVerdicts(tests, closure, cfg.Tags != "" || len(cfg.Rules) > 0, cfg.Rules)
+	return run, nil
+}
+
+func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout time.Duration) results.Test {
+	c := sel.Check
+	t := results.Test{ID: c.ID, Kind: c.Kind, Title: c.Title, Source: c.Source, Rules: c.Rules, Tags: c.Tags}
+	if sel.Preset != "" {
+		t.Status, t.Message = sel.Preset, sel.Reason
+		return t
+	}
+	start := time.Now()
+	cctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	exec, release, err := target.NewExecutor(cctx)
+	if err != nil {
+		t.Status, t.Message = engine.HarnessError, "could not prepare the target: "+err.Error()
+		return t
+	}
+	defer release()
+	v := runGuarded(cctx, c, exec)
+	if v.Status == engine.Fail && errors.Is(cctx.Err(), context.DeadlineExceeded) {
+		v.Status = engine.Timeout
+		v.Message = fmt.Sprintf("no verdict within %s: %s", timeout, v.Message)
+	}
+	if v.Status == engine.Fail && sel.Advisory {
+		v.Status = engine.Warn
+	}
+	t.Status, t.Message, t.Step, t.Transcript = v.Status, v.Message, v.Step, v.Transcript
+	t.DurationMS = time.Since(start).Milliseconds()
+	return t
+}
+
+// runGuarded runs a check and turns a panic in an executor or adapter into a
+// harness_error instead of crashing the run.
+func runGuarded(ctx context.Context, c engine.Check, exec engine.Executor) (v engine.Verdict) {
+	defer func() {
+		if r := recover(); r != nil {
+			v = engine.Verdict{Status: engine.HarnessError, Message: fmt.Sprintf("the adapter panicked: %v", r)}
+		}
+	}()
+	return engine.Run(ctx, c, exec)
+}
+
+// ruleVerdicts folds test verdicts into one verdict per rule in scope. With
+// a filtered selection only rules that were asked for or evidenced appear.
+func (p *Plan) ruleVerdicts(tests []results.Test, closure map[string]bool, filtered bool, asked []string) []results.Rule {
+	evidence := map[string][]results.Test{}
+	for _, t := range tests {
+		for _, id := range t.Rules {
+			evidence[id] = append(evidence[id], t)
+		}
+	}
+	askedSet := map[string]bool{}
+	for _, id := range asked {
+		askedSet[id] = true
+	}
+	var out []results.Rule
+	for _, r := range p.Catalogue.Rules {
+		in, needs := catalogue.Scope(r, closure)
+		if !in {
+			continue
+		}
+		ev := evidence[r.ID]
+		if filtered && len(ev) == 0 && !askedSet[r.ID] {
+			continue
+		}
+		rr := results.Rule{ID: r.ID, Level: r.Level, Profile: r.Profiles, Evidence: []string{}}
+		for _, t := range ev {
+			rr.Evidence = append(rr.Evidence, t.ID)
+		}
+		switch {
+		case r.Evidence == catalogue.NotBlackBox:
+			rr.Status, rr.Note = results.RuleNotBlackBox, r.Reason
+		case len(needs) > 0:
+			rr.Status, rr.Note = results.RuleNotApplicable, "observable only with the "+strings.Join(needs, ", ")+" profile"
+		case len(ev) == 0:
+			rr.Status = results.RuleNotEvidenced
+		default:
+			rr.Status, rr.Note = fold(ev)
+		}
+		out = append(out, rr)
+	}
+	return out
+}
+
+// fold gives a rule the worst verdict among its checks: any failure fails
+// it, a rule passes only when every check of it passed.
+func fold(ev []results.Test) (string, string) {
+	rank := map[engine.Status]int{engine.Fail: 6, engine.HarnessError: 5, engine.Timeout: 4, engine.Untestable: 3,
+		engine.Warn: 2, engine.NotApplicable: 1, engine.Pass: 0}
+	worst := engine.Pass
+	for _, t := range ev {
+		if rank[t.Status] > rank[worst] {
+			worst = t.Status
+		}
+	}
+	switch worst {
+	case engine.Pass:
+		return results.RulePass, ""
+	case engine.Fail:
+		return results.RuleFail, ""
+	case engine.Warn:
+		return results.RuleWarn, ""
+	case engine.NotApplicable:
+		return results.RuleNotEvidenced, "its checks do not apply to this run"
+	}
+	return string(worst), "a check of this rule ended " + string(worst)
+}
