@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	gherkinparser "github.com/cucumber/gherkin/go/v42"
-	messages "github.com/cucumber/messages/go/v34"
 	"github.com/cucumber/godog"
+	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/sifu-dev/sifu/engine"
 )

@@ -27,11 +27,22 @@ const (
 	FaultLostUpdate               Fault = "lost-update"                 // concurrent updates may share a version
 )
 
+// Faults planted for the invariants that no Memory guard above covers.
+const (
+	FaultRestartForgetsUpdates Fault = "restart-forgets-updates" // rebuilding from the log skips updates
+	FaultPhantomObligation     Fault = "phantom-obligation"      // the turn shows an obligation §8 does not define
+	FaultPartialEffect         Fault = "partial-effect"          // a rejected update still records a version
+	FaultCompensation          Fault = "compensation"            // a rate-limited create records a notice Memory
+	FaultContentActs           Fault = "content-acts"            // content saying #publish publishes the Memory
+	FaultRevokedReads          Fault = "revoked-reads"           // once public, always readable by others
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{
 	FaultNonAuthorWrites, FaultStartsPublic, FaultMutableVersions, FaultWithdrawNotTerminal,
 	FaultReplayDrift, FaultReplayReexecutes, FaultConflictIgnored, FaultExistenceLeak,
 	FaultImplicitSuccess, FaultNoNextStep, FaultStrangerReadsOldVersions, FaultUpdateChangesVisibility,
 	FaultListsWithdrawn, FaultNoRateLimit, FaultDeactivatedActs, FaultDeactivationErases,
-	FaultContentInStructure, FaultSharedKeys, FaultLostUpdate,
+	FaultContentInStructure, FaultSharedKeys, FaultLostUpdate, FaultRestartForgetsUpdates,
+	FaultPhantomObligation, FaultPartialEffect, FaultCompensation, FaultContentActs, FaultRevokedReads,
 }

@@ -15,7 +15,9 @@ type memory struct {
 	versions  []string // content of version i+1
 	public    bool
 	withdrawn bool
-	createdAt time.Time
+	// everPublic is read only by the planted revoked-reads fault.
+	everPublic bool
+	createdAt  time.Time
 }
 
 func (m *memory) current() int { return len(m.versions) }
@@ -60,6 +62,9 @@ func (s *Service) ownMemory(req Request) (*memory, *Rejection) {
 }
 
 func (s *Service) canRead(agentID string, m *memory) bool {
+	if s.faults[FaultRevokedReads] && m.everPublic && !m.withdrawn {
+		return true
+	}
 	return m.author == agentID || (m.public && !m.withdrawn)
 }
 
@@ -83,7 +88,7 @@ func (s *Service) createMemory(req Request) ([]Fact, map[string]any, *Rejection)
 	id := fmt.Sprintf("mem-%d", s.seq+1)
 	facts := []Fact{{Kind: FactMemoryCreated, Agent: req.Agent, Object: id, Data: mustJSON(memoryData{Version: 1, Content: c})}}
 	visibility := "private"
-	if s.faults[FaultStartsPublic] {
+	if s.faults[FaultStartsPublic] || s.faults[FaultContentActs] && strings.Contains(c, "#publish") {
 		facts = append(facts, Fact{Kind: FactMemoryPublished, Agent: req.Agent, Object: id})
 		visibility = "public"
 	}
@@ -100,6 +105,10 @@ func (s *Service) updateMemory(req Request) ([]Fact, map[string]any, *Rejection)
 	}
 	c, rej := s.content(req)
 	if rej != nil {
+		if s.faults[FaultPartialEffect] {
+			return []Fact{{Kind: FactMemoryUpdated, Agent: req.Agent, Object: m.id,
+				Data: mustJSON(memoryData{Version: m.current() + 1, Content: c})}}, nil, rej
+		}
 		return nil, nil, rej
 	}
 	version := m.current() + 1
@@ -190,6 +199,7 @@ func (s *Service) applyMemory(f Fact) error {
 		}
 	case FactMemoryPublished:
 		m.public = true
+		m.everPublic = true
 	case FactMemoryUnpublished:
 		m.public = false
 	case FactMemoryWithdrawn:
@@ -214,7 +224,15 @@ func (s *Service) Read(agentID, view string, params map[string]any) Response {
 	case "memories":
 		return s.listMemories(agentID, params)
 	case "turn":
-		return Response{Result: map[string]any{"items": []any{}, "next_cursor": ""}}
+		items := []any{}
+		if s.faults[FaultPhantomObligation] {
+			for _, id := range s.order {
+				if s.memories[id].author == agentID {
+					items = append(items, map[string]any{"kind": "review", "object": id, "next_step": "wait"})
+				}
+			}
+		}
+		return Response{Result: map[string]any{"items": items, "next_cursor": ""}}
 	case "agent":
 		a := s.agents[agentID]
 		state := "active"

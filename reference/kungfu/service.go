@@ -146,6 +146,10 @@ func New(opts ...Option) (*Service, error) {
 		return nil, fmt.Errorf("kungfu: read fact log: %w", err)
 	}
 	for _, f := range facts {
+		if s.faults[FaultRestartForgetsUpdates] && f.Kind == FactMemoryUpdated {
+			s.seq = f.Seq
+			continue
+		}
 		if err := s.apply(f); err != nil {
 			return nil, fmt.Errorf("kungfu: replay fact %d (%s): %w", f.Seq, f.Kind, err)
 		}
@@ -257,9 +261,16 @@ func (s *Service) Act(req Request) Response {
 		return s.reject(ReasonInactive, "stop", "this agent is deactivated and may not act")
 	}
 	if rej := s.rateLimit(req.Agent); rej != nil {
+		if s.faults[FaultCompensation] && req.Action == "memory.create" {
+			_ = s.commit(nil, Fact{Kind: FactMemoryCreated, Agent: req.Agent, Object: fmt.Sprintf("mem-%d", s.seq+1),
+				Data: mustJSON(memoryData{Version: 1, Content: "rate limit notice"})})
+		}
 		return Response{Rejection: rej}
 	}
 	facts, receipt, rej := h(s, req)
+	if rej != nil && len(facts) > 0 && s.faults[FaultPartialEffect] {
+		_ = s.commit(nil, facts...)
+	}
 	if rej != nil {
 		if s.faults[FaultNoNextStep] {
 			rej.NextStep = ""

@@ -1,0 +1,54 @@
+// Command sifu is the conformance harness's command line: it runs suites
+// against implementations, lists rule catalogues and writes reports.
+package main
+
+import (
+	"context"
+	"os/signal"
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/sifu-dev/sifu/runner"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitFail  = 1 // a conformance check did not pass
+	exitUsage = 2 // the request or an input file is malformed
+)
+
+// failedError reports a run that completed but did not conform.
+type failedError struct{ msg string }
+
+func (e *failedError) Error() string { return e.msg }
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cmd := newRoot()
+	cmd.SetArgs(args)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var failed *failedError
+	if errors.As(err, &failed) {
+		fmt.Fprintln(os.Stderr, "sifu:", err)
+		return exitFail
+	}
+	var usage *runner.UsageError
+	if errors.As(err, &usage) {
+		fmt.Fprintln(os.Stderr, "sifu:", err)
+		return exitUsage
+	}
+	// Anything else is a usage problem caught by the command framework
+	// (unknown command or flag) or an input the harness could not use.
+	fmt.Fprintln(os.Stderr, "sifu:", err)
+	return exitUsage
+}

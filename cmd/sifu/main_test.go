@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestExitCodes(t *testing.T) {
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"run", "-q", "--profile", "memory"}, exitOK},
+		{[]string{"run", "--suite", "nope"}, exitUsage},
+		{[]string{"run", "--frobnicate"}, exitUsage},
+		{[]string{"run", "--profile", "galaxy"}, exitUsage},
+		{[]string{"run", "--rule", "KF-0-99"}, exitUsage},
+		{[]string{"run", "--tags", "@no-such-tag"}, exitUsage},
+		{[]string{"run", "--target", "elsewhere"}, exitUsage},
+		{[]string{"nope"}, exitUsage},
+		{[]string{"rules"}, exitOK},
+	}
+	for _, c := range cases {
+		if got := run(c.args); got != c.want {
+			t.Errorf("sifu %v: exit %d, want %d", c.args, got, c.want)
+		}
+	}
+}
+
+func TestRunWritesResults(t *testing.T) {
+	dir := t.TempDir()
+	if code := run([]string{"run", "-q", "--suite", "kungfu", "--profile", "memory", "--out", dir}); code != exitOK {
+		t.Fatalf("exit %d", code)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range []string{"harness", "suite", "target", "started_at", "duration_ms", "summary", "tests", "rules"} {
+		if _, ok := doc[key]; !ok {
+			t.Errorf("results.json lacks %q", key)
+		}
+	}
+	summary := doc["summary"].(map[string]any)
+	for _, key := range []string{"pass", "fail", "warn", "not_applicable", "untestable", "timeout", "harness_error"} {
+		if _, ok := summary[key]; !ok {
+			t.Errorf("summary lacks %q", key)
+		}
+	}
+	test := doc["tests"].([]any)[0].(map[string]any)
+	for _, key := range []string{"id", "kind", "source", "rules", "status", "duration_ms"} {
+		if _, ok := test[key]; !ok {
+			t.Errorf("a test lacks %q", key)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "junit.xml")); err != nil {
+		t.Error(err)
+	}
+}

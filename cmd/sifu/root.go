@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// version is the harness version; release builds may set it with -ldflags.
+var version = "0.1.0-dev"
+
+func harness() results.Harness {
+	h := results.Harness{Name: "sifu", Version: version}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		for _, s := range info.Settings {
+			if s.Key == "vcs.revision" {
+				h.Commit = s.Value
+			}
+		}
+	}
+	return h
+}
+
+// suiteEntry is one suite the CLI can run, with the targets it knows.
+type suiteEntry struct {
+	suite   runner.Suite
+	targets map[string]runner.Target
+}
+
+func suites() map[string]suiteEntry {
+	return map[string]suiteEntry{
+		"kungfu": {
+			suite: kungfu.Suite,
+			targets: map[string]runner.Target{
+				"inproc": kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+					t, err := inproc.NewKungfu()
+					return t, func() {}, err
+				}},
+			},
+		},
+	}
+}
+
+func lookupSuite(name string) (suiteEntry, error) {
+	all := suites()
+	e, ok := all[name]
+	if !ok {
+		return suiteEntry{}, &runner.UsageError{Msg: fmt.Sprintf("unknown suite %q; available: %v", name, sortedNames(all))}
+	}
+	return e, nil
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sifu",
+		Short:         "sifu checks implementations of agent-work protocols for conformance",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       version,
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &runner.UsageError{Msg: fmt.Sprintf("%v; see `%s --help`", err, c.CommandPath())}
+	})
+	root.AddCommand(newRunCmd(), newRulesCmd())
+	return root
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
+)
+
+type runFlags struct {
+	suite       string
+	profiles    []string
+	target      string
+	tags        string
+	rules       []string
+	out         string
+	timeout     time.Duration
+	concurrency int
+	quiet       bool
+}
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run a suite's checks against an implementation",
+		Long: `Run compiles the suite's Gherkin scenarios and JSON vectors, runs every
+selected check against the target and prints a summary.
+
+Exit status: 0 when every selected check passed (warnings and not_applicable
+allowed), 1 when any check failed, timed out, was untestable or broke the
+harness, 2 when the request or an input file is malformed or nothing was
+selected.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd.Context(), cmd.OutOrStdout(), f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.suite, "suite", "kungfu", "suite to run")
+	fl.StringSliceVar(&f.profiles, "profile", nil, "profile(s) to check (default: those the target claims)")
+	fl.StringVar(&f.target, "target", "inproc", "implementation to check")
+	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@replay && ~@slow" or "@KF-5-04,@KF-5-05"`)
+	fl.StringSliceVar(&f.rules, "rule", nil, "only checks evidencing these rule IDs (repeatable)")
+	fl.StringVar(&f.out, "out", "", "directory for results.json and junit.xml")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
+	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	return cmd
+}
+
+func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
+	entry, err := lookupSuite(f.suite)
+	if err != nil {
+		return err
+	}
+	target, ok := entry.targets[f.target]
+	if !ok {
+		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s; available: %v", f.target, f.suite, sortedNames(entry.targets))}
+	}
+	if f.timeout <= 0 {
+		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}
+	}
+	if f.concurrency < 0 {
+		return &runner.UsageError{Msg: "--concurrency must be 0 (one per CPU) or more"}
+	}
+	plan, err := runner.Load(sifu.Assets, entry.suite)
+	if err != nil {
+		return err
+	}
+	cfg := runner.Config{
+		Target: target, TargetName: f.target, Profiles: f.profiles, Tags: f.tags, Rules: f.rules,
+		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(),
+	}
+	if !f.quiet {
+		cfg.Progress = stdout
+	}
+	run, err := plan.Run(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	printSummary(stdout, run)
+	if f.out != "" {
+		if err := results.WriteDir(f.out, run); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote %s/results.json and %s/junit.xml\n", f.out, f.out)
+	}
+	if run.Summary.Failed() {
+		return &failedError{msg: fmt.Sprintf("%s does not conform: %s", f.target, summaryLine(run.Summary))}
+	}
+	return nil
+}
+
+func summaryLine(s results.Summary) string {
+	return fmt.Sprintf("%d pass, %d fail, %d warn, %d not_applicable, %d untestable, %d timeout, %d harness_error",
+		s.Pass, s.Fail, s.Warn, s.NotApplicable, s.Untestable, s.Timeout, s.HarnessError)
+}
+
+func printSummary(w io.Writer, run *results.Run) {
+	fmt.Fprintf(w, "\nsifu %s: suite %s (%s), target %s (%s %s), profiles %s\n",
+		run.Harness.Version, run.Suite, run.Spec, run.Target.Name, run.Target.Implementation, run.Target.Version,
+		strings.Join(run.Profiles, ","))
+	var problems []results.Test
+	for _, t := range run.Tests {
+		if t.Status != engine.Pass && t.Status != engine.NotApplicable {
+			problems = append(problems, t)
+		}
+	}
+	for _, t := range problems {
+		fmt.Fprintf(w, "\n%s %s\n  source: %s\n  rules:  %s\n", strings.ToUpper(string(t.Status)), t.ID, t.Source, strings.Join(t.Rules, " "))
+		if t.Message != "" {
+			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(t.Message, "\n", "\n  "))
+		}
+	}
+	ruleCount := map[string]int{}
+	for _, r := range run.Rules {
+		ruleCount[r.Status]++
+	}
+	fmt.Fprintf(w, "\nchecks: %d (%s) in %dms\n", len(run.Tests), summaryLine(run.Summary), run.DurationMS)
+	fmt.Fprintf(w, "rules:  %d in scope (%s)\n", len(run.Rules), countLine(ruleCount,
+		results.RulePass, results.RuleFail, results.RuleWarn, results.RuleNotEvidenced, results.RuleNotApplicable, results.RuleNotBlackBox,
+		string(engine.Untestable), string(engine.Timeout), string(engine.HarnessError)))
+	if run.Summary.Failed() {
+		fmt.Fprintln(w, "result: FAIL")
+	} else {
+		fmt.Fprintln(w, "result: PASS")
+	}
+}
+
+func countLine(m map[string]int, order ...string) string {
+	var parts []string
+	for _, k := range order {
+		if m[k] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", m[k], k))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func sortedNames[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

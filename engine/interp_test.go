@@ -1,0 +1,85 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+)
+
+// fakeExec answers act steps with a counter and reads with the last params.
+type fakeExec struct{ n int }
+
+func (f *fakeExec) Execute(_ context.Context, s Step) (Outcome, error) {
+	switch s.Name {
+	case "unsupported":
+		return Outcome{}, fmt.Errorf("no clock: %w", ErrUnsupported)
+	case "garbage":
+		return Outcome{}, &AdapterError{Step: s.Source, Err: errors.New("invalid JSON")}
+	case "refuse":
+		return Outcome{Rejection: &Rejection{Reason: "forbidden", NextStep: "stop"}}, nil
+	}
+	f.n++
+	return Outcome{OK: true, Result: map[string]any{"n": f.n, "echo": s.Params}}, nil
+}
+
+func TestRunCapturesAndResolves(t *testing.T) {
+	c := Check{ID: "t", Rules: []string{"R-1"}, Steps: []Step{
+		{Source: "s1", Op: OpAct, Name: "x", Capture: map[string]string{"first": "/result/n"}},
+		{Source: "s2", Op: OpAct, Name: "x", Params: map[string]any{"ref": "${first}", "text": "n=${first}"}},
+		{Source: "s3", Op: OpExpect, Expect: &Expect{Outcome: "ok", Match: []Match{
+			{Pointer: "/result/echo/ref", Matcher: 1.0}, {Pointer: "/result/echo/text", Matcher: "n=1"}}}},
+	}}
+	v := Run(context.Background(), c, &fakeExec{})
+	if v.Status != Pass {
+		t.Fatalf("want pass, got %s: %s", v.Status, v.Message)
+	}
+	if len(v.Transcript) != 2 {
+		t.Errorf("transcript has %d exchanges, want 2", len(v.Transcript))
+	}
+}
+
+func TestRunStatuses(t *testing.T) {
+	cases := map[string]Status{"unsupported": Untestable, "garbage": HarnessError}
+	for name, want := range cases {
+		v := Run(context.Background(), Check{Steps: []Step{{Source: "s", Op: OpControl, Name: name}}}, &fakeExec{})
+		if v.Status != want {
+			t.Errorf("%s: got %s, want %s", name, v.Status, want)
+		}
+	}
+	v := Run(context.Background(), Check{Steps: []Step{
+		{Source: "s", Op: OpAct, Name: "refuse", Expect: &Expect{Outcome: "ok"}}}}, &fakeExec{})
+	if v.Status != Fail || v.Step != "s" {
+		t.Errorf("a refused step expected to succeed must fail at its source, got %s at %q", v.Status, v.Step)
+	}
+}
+
+func TestParallelCombinesOutcomes(t *testing.T) {
+	c := Check{Steps: []Step{{Source: "p", Op: OpParallel, Steps: []Step{
+		{Source: "a", Op: OpAct, Name: "x"}, {Source: "b", Op: OpAct, Name: "refuse"}, {Source: "c", Op: OpAct, Name: "x"},
+	}, Expect: &Expect{Match: []Match{
+		{Pointer: "/result/ok_count", Matcher: 2.0},
+		{Pointer: "/result/rejected_count", Matcher: 1.0},
+		{Pointer: "/result/outcomes/*/ok", Matcher: map[string]any{"$len": 3.0}},
+	}}}}}
+	if v := Run(context.Background(), c, &fakeExec{}); v.Status != Pass {
+		t.Fatalf("got %s: %s", v.Status, v.Message)
+	}
+}
+
+func TestLint(t *testing.T) {
+	bad := []Check{
+		{ID: "no-rules", Steps: []Step{{Op: OpControl, Name: "clock"}}},
+		{ID: "unprovisioned", Rules: []string{"R"}, Steps: []Step{{Source: "x:1", Op: OpAct, Agent: "bob", Name: "a"}}},
+		{ID: "uncaptured", Rules: []string{"R"}, Steps: []Step{
+			{Op: OpControl, Name: "provision", Agent: "a"},
+			{Source: "x:2", Op: OpAct, Agent: "a", Name: "a", Params: map[string]any{"m": "${nope}"}}}},
+		{ID: "bad-operator", Rules: []string{"R"}, Steps: []Step{
+			{Op: OpExpect, Expect: &Expect{Match: []Match{{Pointer: "/x", Matcher: map[string]any{"$lenght": 1.0}}}}}}},
+	}
+	for _, c := range bad {
+		if err := Lint(c); err == nil {
+			t.Errorf("%s: lint accepted a broken check", c.ID)
+		}
+	}
+}

@@ -1,0 +1,69 @@
+package kungfu_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// withoutControls hides some controls of a target, as an implementation
+// without a virtual clock or deactivation would.
+type withoutControls struct {
+	kungfu.Target
+	keep []string
+}
+
+func (w withoutControls) Hello(ctx context.Context) (kungfu.Hello, error) {
+	h, err := w.Target.Hello(ctx)
+	h.Controls = w.keep
+	return h, err
+}
+
+// TestMissingControlIsUntestable: a check that needs a control the target
+// lacks is reported untestable, never pass, and fails the run.
+func TestMissingControlIsUntestable(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu()
+		return withoutControls{Target: k, keep: []string{kungfu.ControlProvision}}, func() {}, err
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "limited", Profiles: []string{"memory"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	needing := 0
+	for _, tc := range run.Tests {
+		var c engine.Check
+		for _, pc := range plan.Checks {
+			if pc.ID == tc.ID {
+				c = pc
+			}
+		}
+		needs := false
+		for _, ctl := range c.Controls() {
+			if ctl != kungfu.ControlProvision {
+				needs = true
+			}
+		}
+		if needs {
+			needing++
+			if tc.Status != engine.Untestable {
+				t.Errorf("%s needs %v but ended %s", tc.ID, c.Controls(), tc.Status)
+			}
+		}
+	}
+	if needing > 0 && !run.Summary.Failed() {
+		t.Error("a run with untestable checks must not count as passing")
+	}
+	if needing == 0 {
+		t.Skip("no check uses a control beyond provisioning yet")
+	}
+}
