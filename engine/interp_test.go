@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 )
 
 // fakeExec answers act steps with a counter and reads with the last params.
-type fakeExec struct{ n int }
+type fakeExec struct {
+	mu sync.Mutex
+	n  int
+}
 
 func (f *fakeExec) Execute(_ context.Context, s Step) (Outcome, error) {
 	switch s.Name {
@@ -19,6 +23,8 @@ func (f *fakeExec) Execute(_ context.Context, s Step) (Outcome, error) {
 	case "refuse":
 		return Outcome{Rejection: &Rejection{Reason: "forbidden", NextStep: "stop"}}, nil
 	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	f.n++
 	return Outcome{OK: true, Result: map[string]any{"n": f.n, "echo": s.Params}}, nil
 }
