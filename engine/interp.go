@@ -99,16 +99,21 @@ func (in *interp) call(ctx context.Context, step Step) (Outcome, error) {
 	}
 	start := time.Now()
 	out, err := in.exec.Execute(ctx, resolved)
-	ex := Exchange{Source: step.Source, Op: step.Op, Agent: resolved.Agent, Name: resolved.Name,
-		Key: resolved.Key, Params: resolved.Params, Elapsed: time.Since(start)}
+	in.transcript = append(in.transcript, exchange(resolved, out, err, time.Since(start)))
+	return out, err
+}
+
+// exchange is the transcript line for one executed step.
+func exchange(resolved Step, out Outcome, err error, elapsed time.Duration) Exchange {
+	ex := Exchange{Source: resolved.Source, Op: resolved.Op, Agent: resolved.Agent, Name: resolved.Name,
+		Key: resolved.Key, Params: resolved.Params, Elapsed: elapsed}
 	if err != nil {
 		ex.Error = err.Error()
 	} else {
 		o := out
 		ex.Outcome = &o
 	}
-	in.transcript = append(in.transcript, ex)
-	return out, err
+	return ex
 }
 
 // observe stores the outcome, judges the step's expectation and fills captures.
@@ -187,14 +192,7 @@ func (in *interp) parallel(ctx context.Context, step Step) error {
 			<-start
 			t0 := time.Now()
 			out, err := in.exec.Execute(ctx, resolved)
-			ex := Exchange{Source: sub.Source, Op: sub.Op, Agent: resolved.Agent, Name: resolved.Name,
-				Key: resolved.Key, Params: resolved.Params, Elapsed: time.Since(t0)}
-			if err != nil {
-				ex.Error = err.Error()
-			} else {
-				o := out
-				ex.Outcome = &o
-			}
+			ex := exchange(resolved, out, err, time.Since(t0))
 			mu.Lock()
 			in.transcript = append(in.transcript, ex)
 			mu.Unlock()
