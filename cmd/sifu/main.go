@@ -4,10 +4,10 @@ package main
 
 import (
 	"context"
-	"os/signal"
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 
 	"github.com/sifu-dev/sifu/runner"
 )
