@@ -12,7 +12,7 @@ import (
 
 // Operators are the matcher operators a Match may use, besides a literal.
 var Operators = []string{"$absent", "$present", "$ne", "$len", "$contains", "$not_contains",
-	"$distinct", "$set", "$gte", "$lte", "$gt", "$lt", "$one_of", "$type", "$regex"}
+	"$distinct", "$set", "$gte", "$lte", "$gt", "$lt", "$one_of", "$type", "$regex", "$each"}
 
 // Judge compares an outcome with an expectation and returns "" when it holds,
 // or a message saying what was expected and what came back. sameAs is the
@@ -199,6 +199,20 @@ func operator(want any) (string, any, bool) {
 
 func applyOperator(op string, arg, got any) string {
 	switch op {
+	case "$each":
+		list, ok := got.([]any)
+		if !ok {
+			return fmt.Sprintf("expected a list, got %s", brief(got))
+		}
+		for i, e := range list {
+			if op2, arg2, isOp := operator(arg); isOp {
+				if msg := applyOperator(op2, arg2, e); msg != "" {
+					return fmt.Sprintf("element %d: %s", i, msg)
+				}
+			} else if !equalJSON(e, arg) {
+				return fmt.Sprintf("element %d: expected %s, got %s", i, brief(arg), brief(e))
+			}
+		}
 	case "$ne":
 		if equalJSON(got, arg) {
 			return fmt.Sprintf("expected anything but %s", brief(arg))

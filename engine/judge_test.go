@@ -34,6 +34,8 @@ func TestJudgeMatchers(t *testing.T) {
 		{"/result/name", map[string]any{"$type": "number"}, true},
 		{"/result/name", map[string]any{"$ne": "alpha"}, true},
 		{"/result/nothing", "x", true},
+		{"/result/items/*/id", map[string]any{"$each": map[string]any{"$one_of": []any{"x", "y"}}}, false},
+		{"/result/items/*/id", map[string]any{"$each": "x"}, true},
 	}
 	for _, c := range cases {
 		msg := Judge(Expect{Match: []Match{{Pointer: c.ptr, Matcher: c.want}}}, out, nil, nil, noResolve)
