@@ -68,7 +68,7 @@ func Load(fsys fs.FS, file string, set *schema.Set) (*Catalogue, error) {
 	if err != nil {
 		return nil, fmt.Errorf("rule catalogue: %w", err)
 	}
-	if _, err := set.Decode(SchemaName, file, raw); err != nil {
+	if err := set.Validate(SchemaName, file, raw); err != nil {
 		return nil, err
 	}
 	var c Catalogue

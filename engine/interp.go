@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 	"time"
 )
@@ -132,7 +133,7 @@ func (in *interp) capture(step Step, out Outcome) error {
 		return nil
 	}
 	doc := outcomeDoc(out)
-	for _, name := range sortedKeys(step.Capture) {
+	for _, name := range slices.Sorted(maps.Keys(step.Capture)) {
 		ptr := step.Capture[name]
 		if ptr == "" {
 			o := out
@@ -176,31 +177,34 @@ func (in *interp) judge(step Step, out Outcome) error {
 }
 
 func (in *interp) parallel(ctx context.Context, step Step) error {
-	outs := make([]Outcome, len(step.Steps))
-	errs := make([]error, len(step.Steps))
-	var wg sync.WaitGroup
-	var mu sync.Mutex // guards transcript appends
-	start := make(chan struct{})
+	// Resolve every sub-step first, so a bad one stops the step before any
+	// request is sent.
+	resolved := make([]Step, len(step.Steps))
 	for i, sub := range step.Steps {
-		resolved, err := in.resolve(sub)
+		r, err := in.resolve(sub)
 		if err != nil {
 			return err
 		}
+		resolved[i] = r
+	}
+	outs := make([]Outcome, len(resolved))
+	errs := make([]error, len(resolved))
+	exchanges := make([]Exchange, len(resolved))
+	var wg sync.WaitGroup
+	start := make(chan struct{}) // released together, to make the requests race
+	for i, r := range resolved {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-start
 			t0 := time.Now()
-			out, err := in.exec.Execute(ctx, resolved)
-			ex := exchange(resolved, out, err, time.Since(t0))
-			mu.Lock()
-			in.transcript = append(in.transcript, ex)
-			mu.Unlock()
-			outs[i], errs[i] = out, err
+			outs[i], errs[i] = in.exec.Execute(ctx, r)
+			exchanges[i] = exchange(r, outs[i], errs[i], time.Since(t0))
 		}()
 	}
 	close(start)
 	wg.Wait()
+	in.transcript = append(in.transcript, exchanges...)
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -232,13 +236,4 @@ func stepLabel(step Step) string {
 		return fmt.Sprintf("%s (%s)", step.Source, step.Text)
 	}
 	return step.Source
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

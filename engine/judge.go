@@ -3,8 +3,10 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,7 +108,7 @@ func lookup(doc any, ptr string) ([]any, bool) {
 			switch t := v.(type) {
 			case map[string]any:
 				if seg == "*" {
-					for _, k := range sortedKeys(t) {
+					for _, k := range slices.Sorted(maps.Keys(t)) {
 						next = append(next, t[k])
 					}
 					continue

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 )
 
 // Lint checks a compiled check for authoring mistakes that would otherwise
@@ -93,7 +95,7 @@ func walkStrings(v any, fn func(string) error) error {
 	case string:
 		return fn(t)
 	case map[string]any:
-		for _, k := range sortedKeys(t) {
+		for _, k := range slices.Sorted(maps.Keys(t)) {
 			if err := walkStrings(t[k], fn); err != nil {
 				return err
 			}

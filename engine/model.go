@@ -7,7 +7,11 @@
 // engine resolves variables, records the transcript and judges expectations.
 package engine
 
-import "time"
+import (
+	"maps"
+	"slices"
+	"time"
+)
 
 // Op says what a step does.
 type Op string
@@ -101,7 +105,7 @@ func (c Check) Controls() []string {
 		}
 	}
 	walk(c.Steps)
-	return sortedKeys(seen)
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // Outcome is what the implementation answered to one step.

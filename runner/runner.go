@@ -10,7 +10,9 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -206,7 +208,7 @@ func (p *Plan) Select(profiles []string, tags string, rules []string, controls [
 			if len(needs) == 0 {
 				continue // the check is about profiles outside this run
 			}
-			sel.Preset, sel.Reason = engine.NotApplicable, fmt.Sprintf("observable only with the %s profile", strings.Join(keys(needs), ", "))
+			sel.Preset, sel.Reason = engine.NotApplicable, fmt.Sprintf("observable only with the %s profile", strings.Join(slices.Sorted(maps.Keys(needs)), ", "))
 		}
 		if sel.Preset == "" {
 			var missing []string
@@ -234,15 +236,6 @@ func anyOf(ids []string, want map[string]bool) bool {
 		}
 	}
 	return false
-}
-
-func keys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // Run executes a plan against a target and returns the results.

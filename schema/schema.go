@@ -81,30 +81,30 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("%s: %d problems:\n  %s", e.File, len(e.Problems), strings.Join(e.Problems, "\n  "))
 }
 
-// Decode parses raw JSON, validates it against the named schema and returns
-// the decoded document. file is used in messages.
-func (s *Set) Decode(name, file string, raw []byte) (any, error) {
+// Validate parses raw JSON and validates it against the named schema. file
+// is used in messages.
+func (s *Set) Validate(name, file string, raw []byte) error {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var doc any
 	if err := dec.Decode(&doc); err != nil {
-		return nil, &Error{File: file, Problems: []string{syntaxProblem(raw, err)}}
+		return &Error{File: file, Problems: []string{syntaxProblem(raw, err)}}
 	}
 	if dec.More() {
-		return nil, &Error{File: file, Problems: []string{"extra data after the JSON document"}}
+		return &Error{File: file, Problems: []string{"extra data after the JSON document"}}
 	}
 	sch, err := s.Compile(name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if err := sch.Validate(doc); err != nil {
 		var ve *jsonschema.ValidationError
 		if errors.As(err, &ve) {
-			return nil, &Error{File: file, Problems: leaves(ve)}
+			return &Error{File: file, Problems: leaves(ve)}
 		}
-		return nil, fmt.Errorf("%s: %w", file, err)
+		return fmt.Errorf("%s: %w", file, err)
 	}
-	return doc, nil
+	return nil
 }
 
 func syntaxProblem(raw []byte, err error) string {

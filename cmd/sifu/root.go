@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"runtime/debug"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -52,7 +54,7 @@ func lookupSuite(name string) (suiteEntry, error) {
 	all := suites()
 	e, ok := all[name]
 	if !ok {
-		return suiteEntry{}, &runner.UsageError{Msg: fmt.Sprintf("unknown suite %q; available: %v", name, sortedNames(all))}
+		return suiteEntry{}, &runner.UsageError{Msg: fmt.Sprintf("unknown suite %q; available: %v", name, slices.Sorted(maps.Keys(all)))}
 	}
 	return e, nil
 }

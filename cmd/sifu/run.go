@@ -4,7 +4,8 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,7 +64,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	target, ok := entry.targets[f.target]
 	if !ok {
-		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s; available: %v", f.target, f.suite, sortedNames(entry.targets))}
+		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s; available: %v", f.target, f.suite, slices.Sorted(maps.Keys(entry.targets)))}
 	}
 	if f.timeout <= 0 {
 		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}
@@ -143,13 +144,4 @@ func countLine(m map[string]int, order ...string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func sortedNames[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

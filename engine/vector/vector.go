@@ -61,7 +61,7 @@ func Compile(fsys fs.FS, file, suite string, set *schema.Set) ([]engine.Check, e
 	if err != nil {
 		return nil, fmt.Errorf("vector file: %w", err)
 	}
-	if _, err := set.Decode(SchemaName, file, raw); err != nil {
+	if err := set.Validate(SchemaName, file, raw); err != nil {
 		return nil, err
 	}
 	var doc fileDoc
@@ -90,7 +90,7 @@ func Compile(fsys fs.FS, file, suite string, set *schema.Set) ([]engine.Check, e
 			Tags:   cd.Tags,
 		}
 		for j, sd := range cd.Steps {
-			c.Steps = append(c.Steps, compileStep(sd, fmt.Sprintf("%s#%s/steps/%d", file, ptr, j))...)
+			c.Steps = append(c.Steps, compileStep(sd, fmt.Sprintf("%s#%s/steps/%d", file, ptr, j)))
 		}
 		if err := engine.Lint(c); err != nil {
 			return nil, err
@@ -100,9 +100,9 @@ func Compile(fsys fs.FS, file, suite string, set *schema.Set) ([]engine.Check, e
 	return checks, nil
 }
 
-// compileStep turns one vector step into engine steps. A step that both acts
-// and expects stays one step: the engine judges a step's own outcome.
-func compileStep(sd stepDoc, source string) []engine.Step {
+// compileStep turns one vector step into an engine step. A step that both
+// acts and expects stays one step: the engine judges a step's own outcome.
+func compileStep(sd stepDoc, source string) engine.Step {
 	s := engine.Step{Source: source, Agent: sd.Agent, Key: sd.Key, Params: normalizeParams(sd.Params),
 		Capture: sd.Capture, Subject: sd.Subject, Expect: compileExpect(sd.Expect)}
 	switch {
@@ -115,13 +115,13 @@ func compileStep(sd stepDoc, source string) []engine.Step {
 	case len(sd.Parallel) > 0:
 		s.Op = engine.OpParallel
 		for k, sub := range sd.Parallel {
-			s.Steps = append(s.Steps, compileStep(sub, fmt.Sprintf("%s/parallel/%d", source, k))...)
+			s.Steps = append(s.Steps, compileStep(sub, fmt.Sprintf("%s/parallel/%d", source, k)))
 		}
 	default:
 		s.Op = engine.OpExpect
 	}
 	s.Text = describe(s)
-	return []engine.Step{s}
+	return s
 }
 
 func compileExpect(ed *expectDoc) *engine.Expect {
