@@ -136,9 +136,9 @@ func (c *Catalogue) Closure(profiles []string) (map[string]bool, error) {
 }
 
 // Scope says whether a rule is in scope for a set of profiles (a closure),
-// and when it belongs to them but needs another profile's actions to be
-// observed, which profile that is.
-func Scope(r Rule, closure map[string]bool) (inScope bool, needs []string) {
+// and, when its observation needs actions of profiles outside available
+// (the closure of what the run checks and the target offers), which.
+func Scope(r Rule, closure, available map[string]bool) (inScope bool, needs []string) {
 	for _, p := range r.Profiles {
 		if closure[p] {
 			inScope = true
@@ -148,7 +148,7 @@ func Scope(r Rule, closure map[string]bool) (inScope bool, needs []string) {
 		return false, nil
 	}
 	for _, p := range r.ExercisedWith {
-		if !closure[p] {
+		if !available[p] {
 			needs = append(needs, p)
 		}
 	}

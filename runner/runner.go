@@ -157,23 +157,38 @@ type Selected struct {
 
 // Select chooses the checks of a run. It fails with a UsageError when the
 // selection is malformed or empty.
-func (p *Plan) Select(profiles []string, tags string, rules []string, controls []string) ([]Selected, map[string]bool, error) {
+// profiles are the profiles checked; claimed are those the target offers,
+// whose actions may be used to observe rules of the checked profiles.
+func (p *Plan) Select(profiles, claimed []string, tags string, rules []string, controls []string) ([]Selected, Scope, error) {
+	var sc Scope
 	if len(profiles) == 0 {
-		return nil, nil, usagef("no profile to check: the target claims none; pass --profile (one of %v)", p.Catalogue.ProfileNames())
+		return nil, sc, usagef("no profile to check: the target claims none; pass --profile (one of %v)", p.Catalogue.ProfileNames())
 	}
 	closure, err := p.Catalogue.Closure(profiles)
 	if err != nil {
-		return nil, nil, &UsageError{Msg: err.Error()}
+		return nil, sc, &UsageError{Msg: err.Error()}
 	}
+	known := map[string]bool{}
+	for _, n := range p.Catalogue.ProfileNames() {
+		known[n] = true
+	}
+	offered := append([]string{}, profiles...)
+	for _, c := range claimed {
+		if known[c] {
+			offered = append(offered, c)
+		}
+	}
+	available, _ := p.Catalogue.Closure(offered)
+	sc = Scope{Checked: closure, Available: available}
 	if tags != "" {
 		if msg := ValidTagExpr(tags); msg != "" {
-			return nil, nil, usagef("--tags %q: %s", tags, msg)
+			return nil, sc, usagef("--tags %q: %s", tags, msg)
 		}
 	}
 	want := map[string]bool{}
 	for _, id := range rules {
 		if _, ok := p.Catalogue.Rule(id); !ok {
-			return nil, nil, usagef("--rule %s: no such rule in the %s catalogue; `sifu rules --suite %s` lists them", id, p.Suite.Name, p.Suite.Name)
+			return nil, sc, usagef("--rule %s: no such rule in the %s catalogue; `sifu rules --suite %s` lists them", id, p.Suite.Name, p.Suite.Name)
 		}
 		want[id] = true
 	}
@@ -196,7 +211,7 @@ func (p *Plan) Select(profiles []string, tags string, rules []string, controls [
 			if !r.Advisory() {
 				sel.Advisory = false
 			}
-			in, n := catalogue.Scope(r, closure)
+			in, n := catalogue.Scope(r, closure, available)
 			if in && len(n) == 0 {
 				inScope = true
 			}
@@ -224,9 +239,16 @@ func (p *Plan) Select(profiles []string, tags string, rules []string, controls [
 		out = append(out, sel)
 	}
 	if len(out) == 0 {
-		return nil, nil, usagef("no check selected (suite %s, profiles %v, tags %q, rules %v): nothing would be evidenced; widen the selection", p.Suite.Name, profiles, tags, rules)
+		return nil, sc, usagef("no check selected (suite %s, profiles %v, tags %q, rules %v): nothing would be evidenced; widen the selection", p.Suite.Name, profiles, tags, rules)
 	}
-	return out, closure, nil
+	return out, sc, nil
+}
+
+// Scope is what a run checks (the closure of its profiles) and what it may
+// use to observe (that plus the closure of the target's claimed profiles).
+type Scope struct {
+	Checked   map[string]bool
+	Available map[string]bool
 }
 
 func anyOf(ids []string, want map[string]bool) bool {
@@ -254,7 +276,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	if len(profiles) == 0 {
 		profiles = desc.Profiles
 	}
-	selected, closure, err := p.Select(profiles, cfg.Tags, cfg.Rules, desc.Controls)
+	selected, scope, err := p.Select(profiles, desc.Profiles, cfg.Tags, cfg.Rules, desc.Controls)
 	if err != nil {
 		return nil, err
 	}
@@ -308,7 +330,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	for _, t := range tests {
 		run.Summary.Add(t.Status)
 	}
-	run.Rules = p.ruleVerdicts(tests, closure, cfg.Tags != "" || len(cfg.Rules) > 0, cfg.Rules)
+	run.Rules = p.ruleVerdicts(tests, scope, cfg.Tags != "" || len(cfg.Rules) > 0, cfg.Rules)
 	return run, nil
 }
 
@@ -354,7 +376,7 @@ func runGuarded(ctx context.Context, c engine.Check, exec engine.Executor) (v en
 
 // ruleVerdicts folds test verdicts into one verdict per rule in scope. With
 // a filtered selection only rules that were asked for or evidenced appear.
-func (p *Plan) ruleVerdicts(tests []results.Test, closure map[string]bool, filtered bool, asked []string) []results.Rule {
+func (p *Plan) ruleVerdicts(tests []results.Test, scope Scope, filtered bool, asked []string) []results.Rule {
 	evidence := map[string][]results.Test{}
 	for _, t := range tests {
 		for _, id := range t.Rules {
@@ -367,7 +389,7 @@ func (p *Plan) ruleVerdicts(tests []results.Test, closure map[string]bool, filte
 	}
 	var out []results.Rule
 	for _, r := range p.Catalogue.Rules {
-		in, needs := catalogue.Scope(r, closure)
+		in, needs := catalogue.Scope(r, scope.Checked, scope.Available)
 		if !in {
 			continue
 		}

@@ -37,7 +37,7 @@ func NewKungfu(opts ...ref.Option) (*Kungfu, error) {
 }
 
 // Profiles the reference claims today.
-var Profiles = []string{"memory"}
+var Profiles = []string{"memory", "thread", "task"}
 
 // Hello describes the reference.
 func (k *Kungfu) Hello(context.Context) (kungfu.Hello, error) {

@@ -210,38 +210,17 @@ func (s *Service) applyMemory(f Fact) error {
 	return nil
 }
 
-// Read answers a view for an agent. Reads never change state (§1.1) and need
-// no active account (§4).
-func (s *Service) Read(agentID, view string, params map[string]any) Response {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.agents[agentID]; !ok {
-		return s.reject(ReasonUnauthenticated, "stop", "unknown agent credential")
-	}
-	switch view {
-	case "memory":
-		return s.readMemory(agentID, params)
-	case "memories":
-		return s.listMemories(agentID, params)
-	case "turn":
-		items := []any{}
-		if s.faults[FaultPhantomObligation] {
-			for _, id := range s.order {
-				if s.memories[id].author == agentID {
-					items = append(items, map[string]any{"kind": "review", "object": id, "next_step": "wait"})
-				}
-			}
-		}
-		return Response{Result: map[string]any{"items": items, "next_cursor": ""}}
-	case "agent":
-		a := s.agents[agentID]
-		state := "active"
-		if !a.active {
-			state = "deactivated"
-		}
-		return Response{Result: map[string]any{"agent": agentID, "state": state}}
-	}
-	return s.reject(ReasonUnknownAction, "stop", fmt.Sprintf("there is no view %q", view))
+var memoryActions = map[string]handler{
+	"memory.create":    (*Service).createMemory,
+	"memory.update":    (*Service).updateMemory,
+	"memory.publish":   (*Service).publishMemory,
+	"memory.unpublish": (*Service).unpublishMemory,
+	"memory.withdraw":  (*Service).withdrawMemory,
+}
+
+var memoryViews = map[string]view{
+	"memory":   (*Service).readMemory,
+	"memories": (*Service).listMemories,
 }
 
 func (s *Service) readMemory(agentID string, params map[string]any) Response {

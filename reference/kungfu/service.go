@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -94,6 +95,8 @@ type Service struct {
 	agents   map[string]*agent
 	memories map[string]*memory
 	order    []string // memory ids in creation order
+	threads  threadState
+	tasks    taskState
 	requests map[requestKey]*RequestRecord
 	recent   map[string][]time.Time // per-agent action times, for the rate limit
 }
@@ -198,12 +201,35 @@ func (s *Service) Deactivate(id string) error {
 // would record and its receipt, or a rejection. It must not change state.
 type handler func(s *Service, req Request) ([]Fact, map[string]any, *Rejection)
 
-var actions = map[string]handler{
-	"memory.create":    (*Service).createMemory,
-	"memory.update":    (*Service).updateMemory,
-	"memory.publish":   (*Service).publishMemory,
-	"memory.unpublish": (*Service).unpublishMemory,
-	"memory.withdraw":  (*Service).withdrawMemory,
+// view answers one read for an agent. It must not change state.
+type view func(s *Service, agentID string, params map[string]any) Response
+
+// applier folds one fact of its domain into the derived state.
+type applier func(s *Service, f Fact) error
+
+// The dispatch tables: each domain (memory.go, thread.go, task.go) lists its
+// actions and views; facts are routed by the prefix of their kind.
+var (
+	actions  = merge(memoryActions, threadActions, taskActions)
+	views    = merge(memoryViews, threadViews, taskViews, accountViews)
+	appliers = map[string]applier{
+		"memory": (*Service).applyMemory,
+		"thread": (*Service).applyThread,
+		"task":   (*Service).applyTask,
+	}
+)
+
+func merge[V any](tables ...map[string]V) map[string]V {
+	out := map[string]V{}
+	for _, t := range tables {
+		for k, v := range t {
+			if _, dup := out[k]; dup {
+				panic("kungfu: " + k + " is registered twice")
+			}
+			out[k] = v
+		}
+	}
+	return out
 }
 
 // Actions lists the action names the service knows, sorted.
@@ -223,6 +249,9 @@ var keyPattern = regexp.MustCompile(`^[A-Za-z0-9._~:-]{1,128}$`)
 func (s *Service) Act(req Request) Response {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.sweep(); err != nil {
+		return s.reject(ReasonInvalidState, "retry", "deadlines could not be recorded; nothing changed: "+err.Error())
+	}
 	a, ok := s.agents[req.Agent]
 	if !ok {
 		return s.reject(ReasonUnauthenticated, "stop", "unknown agent credential")
@@ -304,7 +333,9 @@ func (s *Service) commit(rec *RequestRecord, facts ...Fact) error {
 	now := s.clock.Now().UTC()
 	for i := range facts {
 		facts[i].Seq = s.seq + int64(i) + 1
-		facts[i].At = now
+		if facts[i].At.IsZero() { // deadline facts carry their due time
+			facts[i].At = now
+		}
 	}
 	if len(facts) > 0 {
 		facts[len(facts)-1].Request = rec
@@ -333,7 +364,12 @@ func (s *Service) apply(f Fact) error {
 			a.active = false
 		}
 	default:
-		if err := s.applyMemory(f); err != nil {
+		domain, _, _ := strings.Cut(string(f.Kind), ".")
+		ap, ok := appliers[domain]
+		if !ok {
+			return fmt.Errorf("unknown fact kind %q", f.Kind)
+		}
+		if err := ap(s, f); err != nil {
 			return err
 		}
 	}
