@@ -46,3 +46,4 @@ var Faults = []Fault{
 	FaultContentInStructure, FaultSharedKeys, FaultLostUpdate, FaultRestartForgetsUpdates,
 	FaultPhantomObligation, FaultPartialEffect, FaultCompensation, FaultContentActs, FaultRevokedReads,
 }
+

@@ -179,6 +179,9 @@ func (s *Service) Provision(name string) (string, error) {
 func (s *Service) Deactivate(id string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.sweep(); err != nil {
+		return err
+	}
 	a, ok := s.agents[id]
 	if !ok {
 		return fmt.Errorf("no agent %q", id)
@@ -309,7 +312,11 @@ func (s *Service) Act(req Request) Response {
 	receipt["at"] = s.clock.Now().UTC().Format(time.RFC3339Nano)
 	var rec *RequestRecord
 	if req.Key != "" {
-		rec = &RequestRecord{Agent: rk.agent, Action: req.Action, Key: req.Key, Hash: hash, Receipt: cloneMap(receipt)}
+		// A bearer secret is disclosed once: the stored receipt keeps only
+		// its fingerprint (L3, §6.1, §12).
+		stored := cloneMap(receipt)
+		delete(stored, "secret")
+		rec = &RequestRecord{Agent: rk.agent, Action: req.Action, Key: req.Key, Hash: hash, Receipt: stored}
 	}
 	if err := s.commit(rec, facts...); err != nil {
 		return s.reject(ReasonInvalidState, "retry", "the action could not be recorded; nothing changed: "+err.Error())
@@ -363,6 +370,8 @@ func (s *Service) apply(f Fact) error {
 		if a, ok := s.agents[f.Agent]; ok {
 			a.active = false
 		}
+		// In the same fact, every membership ends with its effects (§4).
+		s.endMemberships(f.Agent, "deactivate")
 	default:
 		domain, _, _ := strings.Cut(string(f.Kind), ".")
 		ap, ok := appliers[domain]

@@ -1,0 +1,226 @@
+package kungfu
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// pinReadable says whether current members may read an entry's pinned
+// version (§5, §9): a pin of the entry author's own Memory always; a pin of
+// another agent's Memory only while that Memory is valid and public.
+func (s *Service) pinReadable(e *entry) bool {
+	m := s.memories[e.pin.Memory]
+	if m.author == e.author {
+		return true
+	}
+	return m.public && !m.withdrawn
+}
+
+func (s *Service) pinView(p pin, readable bool) map[string]any {
+	v := map[string]any{"memory": p.Memory, "version": p.Version, "readable": readable}
+	if readable {
+		v["content"] = s.memories[p.Memory].versions[p.Version-1]
+	}
+	return v
+}
+
+// entryDigest is an entry's structure; a handle note appears only to the
+// entry's author and that responder (§6.3, §9).
+func (s *Service) entryDigest(t *thread, e *entry, reader string) map[string]any {
+	d := map[string]any{"entry": e.seq, "author": e.author, "memory": e.pin.Memory, "version": e.pin.Version,
+		"at": stamp(e.at)}
+	if e.replyTo > 0 {
+		d["reply_to"] = e.replyTo
+	}
+	if e.hasAsk {
+		d["ask"] = stringsAny(e.ask)
+	}
+	responders := []any{}
+	responses := []any{}
+	for _, r := range e.responses {
+		responders = append(responders, r.responder)
+		rv := map[string]any{"responder": r.responder, "state": "pending"}
+		if r.ended {
+			rv["state"], rv["ended_by"] = "ended", r.endedBy
+			if r.note != "" && (reader == e.author || reader == r.responder) {
+				rv["note"] = r.note
+			}
+		}
+		responses = append(responses, rv)
+	}
+	d["responders"], d["responses"] = responders, responses
+	if e.assign != "" {
+		d["assignment"] = map[string]any{"assignment": e.assign, "state": s.threads.assignments[e.assign].state}
+	}
+	return d
+}
+
+// readThread is the working set of a thread (§8): identity and state, the
+// reader's role, a bounded page of the history digest, expansions on demand,
+// the reader's obligations there and the actions open to it.
+func (s *Service) readThread(agentID string, params map[string]any) Response {
+	t, m, rej := s.memberThread(agentID, params)
+	if rej != nil {
+		return Response{Rejection: rej}
+	}
+	limit, given, err := intParam(params, "limit")
+	if err != nil || given && (limit < 1 || limit > 100) {
+		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
+	}
+	if !given {
+		limit = 50
+	}
+	after := 0
+	if c, ok := params["cursor"].(string); ok && c != "" {
+		if _, err := fmt.Sscanf(c, "%d", &after); err != nil || after < 0 {
+			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
+		}
+	}
+	timeline := []any{}
+	next := ""
+	for _, e := range t.entries {
+		if e.seq <= after {
+			continue
+		}
+		if len(timeline) == limit {
+			next = fmt.Sprint(e.seq - 1)
+			break
+		}
+		timeline = append(timeline, s.entryDigest(t, e, agentID))
+	}
+	expanded := []any{}
+	if raw, ok := params["expand"].([]any); ok {
+		if len(raw) > 50 {
+			return s.reject(ReasonInvalidParams, "retry", "expand at most 50 entries at once")
+		}
+		for _, x := range raw {
+			n, ok := x.(float64)
+			if !ok || n < 1 || int(n) > len(t.entries) {
+				return s.reject(ReasonInvalidParams, "retry", "expand lists entry numbers of this thread")
+			}
+			e := t.entries[int(n)-1]
+			v := s.pinView(e.pin, s.pinReadable(e))
+			v["entry"] = e.seq
+			expanded = append(expanded, v)
+		}
+	}
+	members := []any{}
+	ids := make([]string, 0, len(t.members))
+	for id := range t.members {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool {
+		a, b := t.members[ids[i]], t.members[ids[j]]
+		return a.joinedAt.Before(b.joinedAt) || a.joinedAt.Equal(b.joinedAt) && ids[i] < ids[j]
+	})
+	for _, id := range ids {
+		mm := t.members[id]
+		mv := map[string]any{"agent": id, "role": mm.role, "joined_at": stamp(mm.joinedAt)}
+		if mm.admission != "" {
+			mv["admission"] = mm.admission
+		}
+		members = append(members, mv)
+	}
+	admission := map[string]any{"live": t.grant != nil}
+	if g := t.grant; g != nil {
+		admission["admission"], admission["role"], admission["issued_at"] = g.id, g.role, stamp(g.issuedAt)
+	}
+	obligations := []any{}
+	for _, o := range s.threadObligations(agentID) {
+		if o.item["thread"] == t.id {
+			it := cloneMap(o.item)
+			it["kind"], it["next_step"] = o.kind, o.kind
+			obligations = append(obligations, it)
+		}
+	}
+	state := "open"
+	if t.closed {
+		state = "closed"
+	}
+	return Response{Result: map[string]any{
+		"thread": t.id, "subject": t.subject, "state": state, "role": m.role,
+		"members": members, "admission": admission, "timeline": timeline, "next_cursor": next,
+		"expanded": expanded, "obligations": obligations, "actions": stringsAny(s.threadActionsFor(t, m)),
+	}}
+}
+
+// threadActionsFor lists the thread actions open to a member right now.
+func (s *Service) threadActionsFor(t *thread, m *membership) []string {
+	if t.closed {
+		return []string{"thread.leave", "thread.handle"}
+	}
+	acts := []string{"thread.leave", "thread.handle", "thread.retract"}
+	if maySpeak(m.role) {
+		acts = append(acts, "thread.post")
+	}
+	if m.role == RoleGovernor {
+		acts = append(acts, "thread.admit", "thread.void_admission", "thread.remove", "thread.set_role", "thread.close")
+	}
+	slices.Sort(acts)
+	return acts
+}
+
+func (s *Service) listThreads(agentID string, _ map[string]any) Response {
+	items := []any{}
+	for _, t := range s.sortedThreads() {
+		if m, ok := t.members[agentID]; ok {
+			state := "open"
+			if t.closed {
+				state = "closed"
+			}
+			items = append(items, map[string]any{"thread": t.id, "subject": t.subject, "role": m.role, "state": state})
+		}
+	}
+	return Response{Result: map[string]any{"items": items}}
+}
+
+func (s *Service) readEntry(agentID string, params map[string]any) Response {
+	t, _, rej := s.memberThread(agentID, params)
+	if rej != nil {
+		return Response{Rejection: rej}
+	}
+	e, rej := s.threadEntry(t, params)
+	if rej != nil {
+		return Response{Rejection: rej}
+	}
+	d := s.entryDigest(t, e, agentID)
+	d["thread"] = t.id
+	d["pinned"] = s.pinView(e.pin, s.pinReadable(e))
+	return Response{Result: d}
+}
+
+// readAssignment shows an assignment to current members of its thread. A
+// delivered Memory version stays readable to them even if its author later
+// unpublishes, updates or withdraws it (§9).
+func (s *Service) readAssignment(agentID string, params map[string]any) Response {
+	a, t, rej := s.memberAssignment(agentID, params)
+	if rej != nil {
+		return Response{Rejection: rej}
+	}
+	v := map[string]any{"assignment": a.id, "thread": t.id, "entry": a.entry, "creator": a.creator,
+		"addressee": a.addressee, "criteria": a.criteria, "state": a.state,
+		"delivery_due_seconds": a.deliverySecs, "judgment_due_seconds": a.judgmentSecs}
+	if a.outputSchema != nil {
+		v["output_schema"] = a.outputSchema
+	}
+	if a.references != "" {
+		v["references"] = a.references
+	}
+	if !a.takenAt.IsZero() {
+		v["taken_at"], v["delivery_due"] = stamp(a.takenAt), stamp(a.deliveryDue())
+	}
+	if !a.deliveredAt.IsZero() {
+		mems := []any{}
+		for _, p := range a.memories {
+			mems = append(mems, s.pinView(p, true))
+		}
+		v["delivery"] = map[string]any{"payload": a.payload, "memories": mems, "at": stamp(a.deliveredAt)}
+		v["judgment_due"] = stamp(a.judgmentDue())
+		v["judge_right"] = !a.forfeited
+	}
+	if a.verdict != "" {
+		v["verdict"] = map[string]any{"verdict": a.verdict, "reason": a.reason}
+	}
+	return Response{Result: v}
+}
