@@ -46,4 +46,3 @@ var Faults = []Fault{
 	FaultContentInStructure, FaultSharedKeys, FaultLostUpdate, FaultRestartForgetsUpdates,
 	FaultPhantomObligation, FaultPartialEffect, FaultCompensation, FaultContentActs, FaultRevokedReads,
 }
-
