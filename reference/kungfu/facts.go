@@ -20,8 +20,11 @@ type FactKind string
 
 // The fact kinds of the Memory profile and the account layer.
 const (
-	FactAgentProvisioned  FactKind = "agent.provisioned"
-	FactAgentDeactivated  FactKind = "agent.deactivated"
+	FactAgentProvisioned FactKind = "agent.provisioned"
+	FactAgentDeactivated FactKind = "agent.deactivated"
+	// FactRequestRecorded carries only the idempotency record of a request
+	// that succeeded without a new effect.
+	FactRequestRecorded   FactKind = "agent.request_recorded"
 	FactMemoryCreated     FactKind = "memory.created"
 	FactMemoryUpdated     FactKind = "memory.updated"
 	FactMemoryPublished   FactKind = "memory.published"

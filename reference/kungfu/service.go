@@ -144,6 +144,7 @@ func New(opts ...Option) (*Service, error) {
 	for _, o := range opts {
 		o(s)
 	}
+	s.threads.init()
 	facts, err := s.store.Facts()
 	if err != nil {
 		return nil, fmt.Errorf("kungfu: read fact log: %w", err)
@@ -318,6 +319,11 @@ func (s *Service) Act(req Request) Response {
 		delete(stored, "secret")
 		rec = &RequestRecord{Agent: rk.agent, Action: req.Action, Key: req.Key, Hash: hash, Receipt: stored}
 	}
+	if len(facts) == 0 && rec != nil {
+		// A no-new-effect success (L2) still keeps its idempotency record, so
+		// a replay returns this receipt rather than a fresh answer.
+		facts = []Fact{{Kind: FactRequestRecorded, Agent: req.Agent}}
+	}
 	if err := s.commit(rec, facts...); err != nil {
 		return s.reject(ReasonInvalidState, "retry", "the action could not be recorded; nothing changed: "+err.Error())
 	}
@@ -366,6 +372,8 @@ func (s *Service) apply(f Fact) error {
 	switch f.Kind {
 	case FactAgentProvisioned:
 		s.agents[f.Agent] = &agent{id: f.Agent, active: true}
+	case FactRequestRecorded:
+		// nothing but the request record, stored below
 	case FactAgentDeactivated:
 		if a, ok := s.agents[f.Agent]; ok {
 			a.active = false
