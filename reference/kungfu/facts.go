@@ -66,6 +66,13 @@ type Store interface {
 	Facts() ([]Fact, error)
 }
 
+// BatchStore is a Store that can record the facts of one action atomically.
+// The service uses it when the store offers it.
+type BatchStore interface {
+	Store
+	AppendAll([]Fact) error
+}
+
 // MemoryStore is a Store held in memory, for tests.
 type MemoryStore struct{ facts []Fact }
 

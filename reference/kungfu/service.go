@@ -353,9 +353,15 @@ func (s *Service) commit(rec *RequestRecord, facts ...Fact) error {
 	if len(facts) > 0 {
 		facts[len(facts)-1].Request = rec
 	}
-	for _, f := range facts {
-		if err := s.store.Append(f); err != nil {
+	if bs, ok := s.store.(BatchStore); ok {
+		if err := bs.AppendAll(facts); err != nil {
 			return err
+		}
+	} else {
+		for _, f := range facts {
+			if err := s.store.Append(f); err != nil {
+				return err
+			}
 		}
 	}
 	for _, f := range facts {
