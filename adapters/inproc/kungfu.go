@@ -23,15 +23,22 @@ type Kungfu struct {
 	opts  []ref.Option
 }
 
-// NewKungfu starts a reference service with a fresh virtual clock and an
-// in-memory fact store. Extra options (for example planted faults) are kept
-// across restarts.
+// NewKungfu starts a reference service with a virtual clock and an
+// in-memory fact store. Extra options (a durable store, planted faults)
+// override the defaults and are kept across restarts.
 func NewKungfu(opts ...ref.Option) (*Kungfu, error) {
 	clock := ref.NewManualClock(ref.Epoch)
 	all := append([]ref.Option{ref.WithClock(clock), ref.WithStore(&ref.MemoryStore{})}, opts...)
 	svc, err := ref.New(all...)
 	if err != nil {
 		return nil, err
+	}
+	// A durable store may hold facts from an earlier run: virtual time
+	// resumes where they left it, never before.
+	if facts, err := svc.Store().Facts(); err == nil && len(facts) > 0 {
+		if last := facts[len(facts)-1].At; last.After(clock.Now()) {
+			clock.Advance(last.Sub(clock.Now()))
+		}
 	}
 	return &Kungfu{svc: svc, clock: clock, opts: all}, nil
 }

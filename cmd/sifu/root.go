@@ -30,21 +30,25 @@ func harness() results.Harness {
 	return h
 }
 
-// suiteEntry is one suite the CLI can run, with the targets it knows.
+// suiteEntry is one suite the CLI can run, with the targets it knows. A
+// target is built from the run's flags (for example the URL of a server).
 type suiteEntry struct {
 	suite   runner.Suite
-	targets map[string]runner.Target
+	targets map[string]func(runFlags) (runner.Target, error)
 }
 
 func suites() map[string]suiteEntry {
 	return map[string]suiteEntry{
 		"kungfu": {
 			suite: kungfu.Suite,
-			targets: map[string]runner.Target{
-				"inproc": kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-					t, err := inproc.NewKungfu()
-					return t, func() {}, err
-				}},
+			targets: map[string]func(runFlags) (runner.Target, error){
+				"inproc": func(runFlags) (runner.Target, error) {
+					return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+						t, err := inproc.NewKungfu()
+						return t, func() {}, err
+					}}, nil
+				},
+				"http": httpTarget,
 			},
 		},
 	}
@@ -70,6 +74,6 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.UsageError{Msg: fmt.Sprintf("%v; see `%s --help`", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newRulesCmd())
+	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd())
 	return root
 }

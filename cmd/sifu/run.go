@@ -27,6 +27,11 @@ type runFlags struct {
 	timeout     time.Duration
 	concurrency int
 	quiet       bool
+
+	url            string
+	tokenEnv       string
+	tokenFile      string
+	requestTimeout time.Duration
 }
 
 func newRunCmd() *cobra.Command {
@@ -54,6 +59,10 @@ selected.`,
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	fl.StringVar(&f.url, "url", "", "base URL of the implementation (--target http)")
+	fl.StringVar(&f.tokenEnv, "control-token-env", "SIFU_CONTROL_TOKEN", "environment variable holding the control token (--target http)")
+	fl.StringVar(&f.tokenFile, "control-token-file", "", "file holding the control token (--target http); never printed")
+	fl.DurationVar(&f.requestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http)")
 	return cmd
 }
 
@@ -62,9 +71,13 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	target, ok := entry.targets[f.target]
+	newTarget, ok := entry.targets[f.target]
 	if !ok {
 		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s; available: %v", f.target, f.suite, slices.Sorted(maps.Keys(entry.targets)))}
+	}
+	target, err := newTarget(f)
+	if err != nil {
+		return err
 	}
 	if f.timeout <= 0 {
 		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}

@@ -4,6 +4,7 @@
 package sqlitestore
 
 import (
+	"crypto/rand"
 	"database/sql"
 	"encoding/json"
 	"errors"
@@ -31,7 +32,8 @@ func Open(path string) (*Store, error) {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one connection keeps the exclusive lock for the process
-	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS facts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL)`); err != nil {
+	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS facts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
+		CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)`); err != nil {
 		db.Close()
 		return nil, describe(path, err)
 	}
@@ -97,6 +99,28 @@ func (s *Store) Facts() ([]kungfu.Fact, error) {
 		out = append(out, f)
 	}
 	return out, rows.Err()
+}
+
+// Secret returns the named random secret kept in the database, creating it
+// on first use, so that it survives restarts (for example the key that signs
+// agent credentials).
+func (s *Store) Secret(name string) ([]byte, error) {
+	var v []byte
+	err := s.db.QueryRow(`SELECT value FROM meta WHERE name = ?`, name).Scan(&v)
+	if err == nil {
+		return v, nil
+	}
+	if !errors.Is(err, sql.ErrNoRows) {
+		return nil, describe(s.path, err)
+	}
+	v = make([]byte, 32)
+	if _, err := rand.Read(v); err != nil {
+		return nil, err
+	}
+	if _, err := s.db.Exec(`INSERT INTO meta (name, value) VALUES (?, ?)`, name, v); err != nil {
+		return nil, describe(s.path, err)
+	}
+	return v, nil
 }
 
 // Close releases the database.

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sifu-dev/sifu/adapters/httpwire"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfu/sqlitestore"
+	"github.com/sifu-dev/sifu/runner"
+)
+
+func newServeCmd() *cobra.Command {
+	var addr, db, tokenFile string
+	cmd := &cobra.Command{
+		Use:   "serve kungfu",
+		Short: "Serve the bundled Kungfu reference over the sifu HTTP binding",
+		Long: `Serve runs the reference implementation behind the binding of
+docs/binding.md. Facts go to an embedded SQLite database (--db, default
+kungfu.db) and are on disk before a success is answered; --db :memory: keeps
+them in memory. With --control-token-file, control requests must present
+that token.`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 || args[0] != "kungfu" {
+				return &runner.UsageError{Msg: "serve takes one suite name; only `sifu serve kungfu` exists today"}
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return serve(cmd.Context(), cmd, addr, db, tokenFile)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&db, "db", "kungfu.db", "SQLite database file, or :memory:")
+	cmd.Flags().StringVar(&tokenFile, "control-token-file", "", "file holding the token control requests must present")
+	return cmd
+}
+
+func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile string) error {
+	opts := httpwire.ServerOptions{}
+	if tokenFile != "" {
+		raw, err := os.ReadFile(tokenFile)
+		if err != nil {
+			return &runner.UsageError{Msg: fmt.Sprintf("--control-token-file: %v", err)}
+		}
+		opts.ControlToken = strings.TrimSpace(string(raw))
+	}
+	var refOpts []ref.Option
+	if db == ":memory:" {
+		opts.CredentialKey = make([]byte, 32)
+		_, _ = rand.Read(opts.CredentialKey)
+	} else {
+		st, err := sqlitestore.Open(db)
+		if err != nil {
+			return &runner.UsageError{Msg: err.Error()}
+		}
+		defer st.Close()
+		key, err := st.Secret("credential-key")
+		if err != nil {
+			return &runner.UsageError{Msg: err.Error()}
+		}
+		opts.CredentialKey = key
+		refOpts = append(refOpts, ref.WithStore(st))
+	}
+	target, err := inproc.NewKungfu(refOpts...)
+	if err != nil {
+		return fmt.Errorf("start the reference: %w", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return &runner.UsageError{Msg: fmt.Sprintf("--addr %s: %v", addr, err)}
+	}
+	srv := &http.Server{Handler: httpwire.NewHandler(target, opts), ReadHeaderTimeout: 10 * time.Second}
+	fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s)\n", ln.Addr(), db)
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return srv.Shutdown(shut)
+	case err := <-errc:
+		if errors.Is(err, http.ErrServerClosed) {
+			return nil
+		}
+		return err
+	}
+}

@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+
+	"github.com/sifu-dev/sifu/adapters/httpwire"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// httpTarget builds the HTTP adapter from the run's flags. The control token
+// comes from a file or an environment variable and is never printed.
+func httpTarget(f runFlags) (runner.Target, error) {
+	if f.url == "" {
+		return nil, &runner.UsageError{Msg: "--target http needs --url, e.g. --url http://127.0.0.1:8080 (start one with `sifu serve kungfu`)"}
+	}
+	u, err := url.Parse(f.url)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, &runner.UsageError{Msg: fmt.Sprintf("--url %q is not an http(s) URL", f.url)}
+	}
+	token := os.Getenv(f.tokenEnv)
+	if f.tokenFile != "" {
+		raw, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return nil, &runner.UsageError{Msg: fmt.Sprintf("--control-token-file: %v", err)}
+		}
+		token = strings.TrimSpace(string(raw))
+	}
+	if f.requestTimeout <= 0 {
+		return nil, &runner.UsageError{Msg: "--request-timeout must be positive"}
+	}
+	client := httpwire.NewClient(f.url, httpwire.ClientOptions{ControlToken: token, Timeout: f.requestTimeout})
+	// One client serves every check: each check provisions its own agents.
+	return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		return client, func() {}, nil
+	}}, nil
+}
