@@ -5,10 +5,15 @@ import (
 	"time"
 )
 
-// Assignment deadlines are bounded (L4): from a minute to a week.
+// Assignment deadlines are bounded (L4): from a minute to a week. So is
+// what an assignment and its delivery may carry.
 const (
-	minDueSecs = 60
-	maxDueSecs = 7 * 24 * 3600
+	minDueSecs       = 60
+	maxDueSecs       = 7 * 24 * 3600
+	maxCriteriaRunes = 4000
+	maxSchemaBytes   = 16 << 10
+	maxPayloadBytes  = 64 << 10
+	maxDeliveryPins  = 10
 )
 
 // assignFrom validates the assignment part of a post (§6.4): addressed to
@@ -30,9 +35,19 @@ func (s *Service) assignFrom(t *thread, creator string, raw any) (*assignData, *
 	if criteria == "" {
 		return nil, rejection(ReasonInvalidParams, "retry", "assign.criteria (the acceptance criteria) is required")
 	}
+	if len([]rune(criteria)) > maxCriteriaRunes {
+		return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("assign.criteria is at most %d characters", maxCriteriaRunes))
+	}
+	if raw, ok := obj["output_schema"]; ok && raw != nil && len(mustJSON(raw)) > maxSchemaBytes {
+		return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("assign.output_schema is at most %d bytes", maxSchemaBytes))
+	}
 	a := &assignData{ID: fmt.Sprintf("asg-%d", s.seq+1), To: to, Criteria: criteria, OutputSchema: obj["output_schema"],
 		DeliverySecs: defaultDeliverySecs, JudgmentSecs: defaultJudgmentSecs}
-	for name, dst := range map[string]*int{"delivery_due": &a.DeliverySecs, "judgment_due": &a.JudgmentSecs} {
+	for _, due := range []struct {
+		name string
+		dst  *int
+	}{{"delivery_due", &a.DeliverySecs}, {"judgment_due", &a.JudgmentSecs}} {
+		name, dst := due.name, due.dst
 		v, given, err := intParam(obj, name)
 		if err != nil || given && (v < minDueSecs || v > maxDueSecs) {
 			return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("assign.%s is a number of seconds from %d to %d", name, minDueSecs, maxDueSecs))
@@ -82,6 +97,9 @@ func (s *Service) takeAssignment(req Request) ([]Fact, map[string]any, *Rejectio
 	if a.addressee != req.Agent {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the addressee may take this assignment")
 	}
+	if a.state == "taken" && s.faults[FaultSecondTake] { // planted: an implicit success
+		return nil, map[string]any{"assignment": a.id, "thread": t.id, "state": "taken", "delivery_due": stamp(a.deliveryDue())}, nil
+	}
 	if a.state != "open" {
 		if a.terminal() {
 			return nil, nil, terminalRejection(a)
@@ -113,10 +131,13 @@ func (s *Service) deliveryFrom(agentID string, obj map[string]any) (threadData, 
 		return d, rejection(ReasonInvalidParams, "retry", "a delivery is an object {payload?, memories?}")
 	}
 	d.Payload = obj["payload"]
+	if d.Payload != nil && len(mustJSON(d.Payload)) > maxPayloadBytes {
+		return d, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("a payload is at most %d bytes", maxPayloadBytes))
+	}
 	if raw, ok := obj["memories"]; ok && raw != nil {
 		list, ok := raw.([]any)
-		if !ok || len(list) > 10 {
-			return d, rejection(ReasonInvalidParams, "retry", "memories is a list of at most 10 {memory, version?}")
+		if !ok || len(list) > maxDeliveryPins {
+			return d, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("memories is a list of at most %d {memory, version?}", maxDeliveryPins))
 		}
 		for _, e := range list {
 			p, rej := s.pinFor(agentID, e)
@@ -140,8 +161,11 @@ func (s *Service) deliverAssignment(req Request) ([]Fact, map[string]any, *Rejec
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if a.addressee != req.Agent || a.state == "open" {
+	if a.addressee != req.Agent {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the taker may deliver this assignment")
+	}
+	if a.state == "open" {
+		return nil, nil, rejection(ReasonInvalidState, "retry", "the assignment is not taken yet: take it first (or take and deliver in one action)")
 	}
 	if a.state != "taken" {
 		if a.state == "delivered" {
@@ -164,10 +188,11 @@ func (s *Service) judgeAssignment(req Request) ([]Fact, map[string]any, *Rejecti
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if a.creator != req.Agent || a.forfeited {
+	if a.creator != req.Agent || a.forfeited && !s.faults[FaultJudgeAfterForfeit] {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the assignment's creator, while its right to judge stands, may judge it")
 	}
-	if a.state != "delivered" {
+	judgedAgain := s.faults[FaultDoubleVerdict] && (a.state == "adopted" || a.state == "rejected")
+	if a.state != "delivered" && !judgedAgain {
 		if a.terminal() {
 			return nil, nil, terminalRejection(a)
 		}
@@ -193,8 +218,11 @@ func (s *Service) dropAssignment(req Request) ([]Fact, map[string]any, *Rejectio
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if a.addressee != req.Agent || a.state == "open" {
+	if a.addressee != req.Agent {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the taker may drop this assignment")
+	}
+	if a.state == "open" {
+		return nil, nil, rejection(ReasonInvalidState, "stop", "the assignment is not taken; an untaken assignment binds nobody and needs no drop")
 	}
 	if a.state != "taken" {
 		return nil, nil, rejection(ReasonInvalidState, "stop", fmt.Sprintf("the assignment is %s; only an undelivered assignment can be dropped", a.state))

@@ -46,3 +46,31 @@ var Faults = []Fault{
 	FaultContentInStructure, FaultSharedKeys, FaultLostUpdate, FaultRestartForgetsUpdates,
 	FaultPhantomObligation, FaultPartialEffect, FaultCompensation, FaultContentActs, FaultRevokedReads,
 }
+
+// Faults planted in the Task profile (§7, §8, §9).
+const (
+	FaultOwnTaskTake         Fault = "own-task-take"         // the author may take its own Task
+	FaultRevisionRebinds     Fault = "revision-rebinds"      // existing engagements follow the newest contract version
+	FaultInputDrift          Fault = "input-drift"           // an engagement shows its inputs' current versions
+	FaultSecondDelivery      Fault = "second-delivery"       // a second delivery replaces the first
+	FaultRestrictedLeak      Fault = "restricted-leak"       // restricted Tasks are readable and takeable by anyone
+	FaultCapCountsRejections Fault = "cap-counts-rejections" // rejected deliveries use up the adoption limit
+	FaultCapRace             Fault = "cap-race"              // the adoption limit is checked apart from the adoption
+	FaultRejectWithoutReason Fault = "reject-without-reason" // a rejection needs no reason
+	FaultJudgeByAnyone       Fault = "judge-by-anyone"       // any party to an engagement may judge it
+	FaultNoDeliveryTimeout   Fault = "no-delivery-timeout"   // delivery deadlines never pass
+	FaultRepeatTakeCreates   Fault = "repeat-take-creates"   // a repeated take opens a second engagement
+	FaultAuthorCancels       Fault = "author-cancels"        // the author may drop an engagement of its Task
+	FaultDeactivationCancels Fault = "deactivation-cancels"  // deactivating the author cancels its engagements
+	FaultDefaultIgnored      Fault = "default-ignored"       // a judgment deadline always ends undecided
+	FaultEngagementLeak      Fault = "engagement-leak"       // anyone who sees a Task reads its engagements
+)
+
+func init() {
+	Faults = append(Faults,
+		FaultOwnTaskTake, FaultRevisionRebinds, FaultInputDrift, FaultSecondDelivery, FaultRestrictedLeak,
+		FaultCapCountsRejections, FaultCapRace, FaultRejectWithoutReason, FaultJudgeByAnyone,
+		FaultNoDeliveryTimeout, FaultRepeatTakeCreates, FaultAuthorCancels, FaultDeactivationCancels,
+		FaultDefaultIgnored, FaultEngagementLeak,
+	)
+}

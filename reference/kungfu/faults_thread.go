@@ -1,8 +1,33 @@
 package kungfu
 
-// Faults planted in the Thread profile (§6, §8 responses and assignments).
+// Faults planted in the Thread profile (§6, §8 responses and assignments,
+// §9 thread rows, §4 deactivation effects on threads, §5 pins).
 const (
-	FaultNoDeadlines Fault = "no-deadlines" // assignment deadlines never pass
+	FaultNoDeadlines            Fault = "no-deadlines"             // assignment deadlines never pass
+	FaultRespondersWidened      Fault = "responders-widened"       // a late joiner owes responses to earlier entries
+	FaultReplyKeepsResponse     Fault = "reply-keeps-response"     // replying leaves the replier's own response pending
+	FaultNoteLeaks              Fault = "note-leaks"               // every member reads a handle note
+	FaultSecretReplayed         Fault = "secret-replayed"          // a replayed admission shows its secret again
+	FaultReissueKeepsOldGrant   Fault = "reissue-keeps-old-grant"  // a new admission leaves the old one live
+	FaultLastGovernorLeaves     Fault = "last-governor-leaves"     // the last governor may leave an open thread
+	FaultCloseKeepsResponses    Fault = "close-keeps-responses"    // closing leaves pending responses pending
+	FaultLeaveKeepsAssignments  Fault = "leave-keeps-assignments"  // a membership ending voids no assignment
+	FaultJudgeAfterForfeit      Fault = "judge-after-forfeit"      // a creator judges after its right was forfeited
+	FaultSecondTake             Fault = "second-take"              // taking a taken assignment again succeeds
+	FaultOthersPinSurvives      Fault = "others-pin-survives"      // a pin of another's Memory stays readable once private
+	FaultOwnPinLost             Fault = "own-pin-lost"             // a pin of one's own Memory dies with its withdrawal
+	FaultWithdrawnPinnable      Fault = "withdrawn-pinnable"       // an author may pin its withdrawn Memory
+	FaultDemotionKeepsResponses Fault = "demotion-keeps-responses" // a member demoted to observer still owes responses
+	FaultOrphanThreadStaysOpen  Fault = "orphan-thread-stays-open" // deactivating the last governor leaves the thread open
+	FaultHandleTwice            Fault = "handle-twice"             // an ended response can be handled (ended) again
+	FaultDoubleVerdict          Fault = "double-verdict"           // a judged assignment can be judged again
+	FaultFormerMemberReads      Fault = "former-member-reads"      // a member who left still reads the working set
 )
 
-func init() { Faults = append(Faults, FaultNoDeadlines) }
+func init() {
+	Faults = append(Faults, FaultNoDeadlines, FaultRespondersWidened, FaultReplyKeepsResponse, FaultNoteLeaks,
+		FaultSecretReplayed, FaultReissueKeepsOldGrant, FaultLastGovernorLeaves, FaultCloseKeepsResponses,
+		FaultLeaveKeepsAssignments, FaultJudgeAfterForfeit, FaultSecondTake, FaultOthersPinSurvives,
+		FaultOwnPinLost, FaultWithdrawnPinnable, FaultDemotionKeepsResponses, FaultOrphanThreadStaysOpen,
+		FaultHandleTwice, FaultDoubleVerdict, FaultFormerMemberReads)
+}

@@ -68,6 +68,7 @@ type thread struct {
 	grant       *grant                 // the live admission grant, if any
 	entries     []*entry               // entry n is entries[n-1]
 	assignments []string
+	former      map[string]bool // agents whose membership ended; read only by a planted fault
 }
 
 type membership struct {
@@ -298,12 +299,16 @@ func (s *Service) admit(req Request) ([]Fact, map[string]any, *Rejection) {
 	secret, hash := newSecret()
 	id := fmt.Sprintf("adm-%d", s.seq+1)
 	var facts []Fact
-	if t.grant != nil { // at most one live grant: issuing voids the old one
+	if t.grant != nil && !s.faults[FaultReissueKeepsOldGrant] { // at most one live grant: issuing voids the old one
 		facts = append(facts, threadFact(FactAdmissionVoided, req.Agent, t.id, threadData{Admission: t.grant.id}))
 	}
 	facts = append(facts, threadFact(FactAdmissionIssued, req.Agent, t.id, threadData{Admission: id, Role: role, Hash: hash}))
-	return facts, map[string]any{"thread": t.id, "admission": id, "role": role, "secret": secret,
-		"secret_fingerprint": hash[:12]}, nil
+	receipt := map[string]any{"thread": t.id, "admission": id, "role": role, "secret": secret,
+		"secret_fingerprint": hash[:12]}
+	if s.faults[FaultSecretReplayed] {
+		receipt["admission_secret"] = secret // planted: a copy the stored receipt keeps
+	}
+	return facts, receipt, nil
 }
 
 func (s *Service) voidAdmission(req Request) ([]Fact, map[string]any, *Rejection) {
@@ -362,7 +367,7 @@ func (s *Service) leave(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if !t.closed && m.role == RoleGovernor && s.governors(t) == 1 {
+	if !t.closed && m.role == RoleGovernor && s.governors(t) == 1 && !s.faults[FaultLastGovernorLeaves] {
 		return nil, nil, rejection(ReasonInvalidState, "retry", "an open thread needs a governor: hand over the role or close the thread first")
 	}
 	return []Fact{threadFact(FactMemberLeft, req.Agent, t.id, threadData{})}, map[string]any{"thread": t.id, "state": "left"}, nil
@@ -450,7 +455,7 @@ func (s *Service) pinFor(agentID string, raw any) (pin, *Rejection) {
 	if !ok || !s.canRead(agentID, m) {
 		return pin{}, notFound(id)
 	}
-	if m.withdrawn {
+	if m.withdrawn && !s.faults[FaultWithdrawnPinnable] {
 		return pin{}, rejection(ReasonInvalidState, "stop", "the Memory is withdrawn and can no longer be referenced")
 	}
 	v, given, err := intParam(obj, "version")
@@ -575,6 +580,16 @@ func (s *Service) threadEntry(t *thread, params map[string]any) (*entry, *Reject
 	return t.entries[n-1], nil
 }
 
+// response is the agent's response to the entry, pending or ended.
+func (e *entry) response(agentID string) *response {
+	for _, r := range e.responses {
+		if r.responder == agentID {
+			return r
+		}
+	}
+	return nil
+}
+
 func (e *entry) pending(agentID string) *response {
 	for _, r := range e.responses {
 		if r.responder == agentID && !r.ended {
@@ -593,7 +608,7 @@ func (s *Service) handle(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if e.pending(req.Agent) == nil {
+	if e.pending(req.Agent) == nil && !(s.faults[FaultHandleTwice] && e.response(req.Agent) != nil) {
 		return nil, nil, rejection(ReasonInvalidState, "done", "you owe no pending response to this entry")
 	}
 	note, _ := req.Params["note"].(string)
@@ -641,7 +656,7 @@ func (s *Service) applyThread(f Fact) error {
 		}
 	}
 	if f.Kind == FactThreadCreated {
-		ts.byID[f.Object] = &thread{id: f.Object, subject: d.Subject,
+		ts.byID[f.Object] = &thread{id: f.Object, subject: d.Subject, former: map[string]bool{},
 			members: map[string]*membership{f.Agent: {agent: f.Agent, role: RoleGovernor, joinedAt: f.At}}}
 		return nil
 	}
@@ -661,6 +676,14 @@ func (s *Service) applyThread(f Fact) error {
 		}
 	case FactMemberJoined:
 		t.members[f.Agent] = &membership{agent: f.Agent, role: d.Role, admission: d.Admission, joinedAt: f.At}
+		delete(t.former, f.Agent)
+		if s.faults[FaultRespondersWidened] { // planted: the newcomer owes every earlier entry
+			for _, e := range t.entries {
+				if e.author != f.Agent && e.response(f.Agent) == nil {
+					e.responses = append(e.responses, &response{responder: f.Agent})
+				}
+			}
+		}
 	case FactMemberLeft:
 		s.endMembership(t, f.Agent, "leave")
 	case FactMemberRemoved:
@@ -668,7 +691,7 @@ func (s *Service) applyThread(f Fact) error {
 	case FactRoleChanged:
 		m := t.members[d.Member]
 		m.role = d.Role
-		if d.Role == RoleObserver { // demotion ends pending responses, not assignments
+		if d.Role == RoleObserver && !s.faults[FaultDemotionKeepsResponses] { // demotion ends pending responses, not assignments
 			s.endResponses(t, d.Member, "demote")
 		}
 	case FactThreadClosed:
@@ -678,7 +701,7 @@ func (s *Service) applyThread(f Fact) error {
 		for _, r := range d.Responders {
 			e.responses = append(e.responses, &response{responder: r})
 		}
-		if d.ReplyTo > 0 { // replying ends the replier's own pending response
+		if d.ReplyTo > 0 && !s.faults[FaultReplyKeepsResponse] { // replying ends the replier's own pending response
 			if r := t.entries[d.ReplyTo-1].pending(f.Agent); r != nil {
 				r.ended, r.endedBy = true, "reply"
 			}
@@ -692,8 +715,11 @@ func (s *Service) applyThread(f Fact) error {
 				references: a.References, state: "open"}
 		}
 	case FactResponseHandled:
-		if r := t.entries[d.Entry-1].pending(f.Agent); r != nil {
+		e := t.entries[d.Entry-1]
+		if r := e.pending(f.Agent); r != nil {
 			r.ended, r.endedBy, r.note = true, "handle", d.Note
+		} else if r := e.response(f.Agent); r != nil && s.faults[FaultHandleTwice] {
+			r.endedBy, r.note = "handle", d.Note // planted: a second ending rewrites the first
 		}
 	case FactEntryRetracted:
 		for _, r := range t.entries[d.Entry-1].responses {
@@ -725,6 +751,8 @@ func (s *Service) endMembership(t *thread, agentID, how string) {
 	for _, id := range t.assignments {
 		a := s.threads.assignments[id]
 		switch {
+		case s.faults[FaultLeaveKeepsAssignments] && a.state != "delivered":
+			// planted: undelivered work outlives the membership
 		case a.state == "taken" && a.addressee == agentID:
 			a.state = "voided" // taken and not delivered
 		case (a.state == "open" || a.state == "taken") && a.creator == agentID:
@@ -734,6 +762,7 @@ func (s *Service) endMembership(t *thread, agentID, how string) {
 		}
 	}
 	delete(t.members, agentID)
+	t.former[agentID] = true
 }
 
 // endMemberships ends every membership of a deactivated agent, and closes
@@ -751,7 +780,7 @@ func (s *Service) endMemberships(agentID, how string) {
 			continue
 		}
 		s.endMembership(t, agentID, how)
-		if !t.closed && s.governors(t) == 0 {
+		if !t.closed && s.governors(t) == 0 && !s.faults[FaultOrphanThreadStaysOpen] {
 			s.closeEffects(t)
 		}
 	}
@@ -763,7 +792,7 @@ func (s *Service) closeEffects(t *thread) {
 	t.closed = true
 	for _, e := range t.entries {
 		for _, r := range e.responses {
-			if !r.ended {
+			if !r.ended && !s.faults[FaultCloseKeepsResponses] {
 				r.ended, r.endedBy = true, "close"
 			}
 		}

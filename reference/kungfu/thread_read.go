@@ -6,15 +6,19 @@ import (
 	"sort"
 )
 
+// maxExpand bounds how many entries one read may expand (§8: every read is
+// bounded).
+const maxExpand = 50
+
 // pinReadable says whether current members may read an entry's pinned
 // version (§5, §9): a pin of the entry author's own Memory always; a pin of
 // another agent's Memory only while that Memory is valid and public.
 func (s *Service) pinReadable(e *entry) bool {
 	m := s.memories[e.pin.Memory]
 	if m.author == e.author {
-		return true
+		return !(s.faults[FaultOwnPinLost] && m.withdrawn)
 	}
-	return m.public && !m.withdrawn
+	return m.public && !m.withdrawn || s.faults[FaultOthersPinSurvives]
 }
 
 func (s *Service) pinView(p pin, readable bool) map[string]any {
@@ -43,7 +47,7 @@ func (s *Service) entryDigest(t *thread, e *entry, reader string) map[string]any
 		rv := map[string]any{"responder": r.responder, "state": "pending"}
 		if r.ended {
 			rv["state"], rv["ended_by"] = "ended", r.endedBy
-			if r.note != "" && (reader == e.author || reader == r.responder) {
+			if r.note != "" && (reader == e.author || reader == r.responder || s.faults[FaultNoteLeaks]) {
 				rv["note"] = r.note
 			}
 		}
@@ -61,6 +65,11 @@ func (s *Service) entryDigest(t *thread, e *entry, reader string) map[string]any
 // the reader's obligations there and the actions open to it.
 func (s *Service) readThread(agentID string, params map[string]any) Response {
 	t, m, rej := s.memberThread(agentID, params)
+	if rej != nil && s.faults[FaultFormerMemberReads] {
+		if ft, ok := s.threads.byID[fmt.Sprint(params["thread"])]; ok && ft.former[agentID] {
+			t, m, rej = ft, &membership{agent: agentID, role: RoleObserver}, nil // planted
+		}
+	}
 	if rej != nil {
 		return Response{Rejection: rej}
 	}
@@ -90,13 +99,17 @@ func (s *Service) readThread(agentID string, params map[string]any) Response {
 		timeline = append(timeline, s.entryDigest(t, e, agentID))
 	}
 	expanded := []any{}
-	if raw, ok := params["expand"].([]any); ok {
-		if len(raw) > 50 {
-			return s.reject(ReasonInvalidParams, "retry", "expand at most 50 entries at once")
+	if rawExpand, given := params["expand"]; given && rawExpand != nil {
+		raw, ok := rawExpand.([]any)
+		if !ok {
+			return s.reject(ReasonInvalidParams, "retry", "expand is a list of entry numbers of this thread")
+		}
+		if len(raw) > maxExpand {
+			return s.reject(ReasonInvalidParams, "retry", fmt.Sprintf("expand at most %d entries at once", maxExpand))
 		}
 		for _, x := range raw {
 			n, ok := x.(float64)
-			if !ok || n < 1 || int(n) > len(t.entries) {
+			if !ok || n != float64(int(n)) || n < 1 || int(n) > len(t.entries) {
 				return s.reject(ReasonInvalidParams, "retry", "expand lists entry numbers of this thread")
 			}
 			e := t.entries[int(n)-1]
@@ -126,8 +139,11 @@ func (s *Service) readThread(agentID string, params map[string]any) Response {
 	if g := t.grant; g != nil {
 		admission["admission"], admission["role"], admission["issued_at"] = g.id, g.role, stamp(g.issuedAt)
 	}
+	// The caller's obligations here, in the order they arose, as in the turn.
+	obs := s.threadObligations(agentID)
+	sort.SliceStable(obs, func(i, j int) bool { return obs[i].seq < obs[j].seq })
 	obligations := []any{}
-	for _, o := range s.threadObligations(agentID) {
+	for _, o := range obs {
 		if o.item["thread"] == t.id {
 			it := cloneMap(o.item)
 			it["kind"], it["next_step"] = o.kind, o.kind
@@ -147,10 +163,13 @@ func (s *Service) readThread(agentID string, params map[string]any) Response {
 
 // threadActionsFor lists the thread actions open to a member right now.
 func (s *Service) threadActionsFor(t *thread, m *membership) []string {
-	if t.closed {
-		return []string{"thread.leave", "thread.handle"}
+	if t.closed { // read-only: a member may only leave
+		return []string{"thread.leave"}
 	}
-	acts := []string{"thread.leave", "thread.handle", "thread.retract"}
+	acts := []string{"thread.handle", "thread.retract"}
+	if m.role != RoleGovernor || s.governors(t) > 1 { // the last governor hands over or closes first
+		acts = append(acts, "thread.leave")
+	}
 	if maySpeak(m.role) {
 		acts = append(acts, "thread.post")
 	}
@@ -161,18 +180,41 @@ func (s *Service) threadActionsFor(t *thread, m *membership) []string {
 	return acts
 }
 
-func (s *Service) listThreads(agentID string, _ map[string]any) Response {
-	items := []any{}
-	for _, t := range s.sortedThreads() {
-		if m, ok := t.members[agentID]; ok {
-			state := "open"
-			if t.closed {
-				state = "closed"
-			}
-			items = append(items, map[string]any{"thread": t.id, "subject": t.subject, "role": m.role, "state": state})
+// listThreads lists the threads the agent is a current member of, oldest
+// first, a bounded page at a time (§8: every read is bounded).
+func (s *Service) listThreads(agentID string, params map[string]any) Response {
+	limit, given, err := intParam(params, "limit")
+	if err != nil || given && (limit < 1 || limit > 100) {
+		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
+	}
+	if !given {
+		limit = 50
+	}
+	after := 0
+	if c, ok := params["cursor"].(string); ok && c != "" {
+		if _, err := fmt.Sscanf(c, "%d", &after); err != nil || after < 0 {
+			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
 		}
 	}
-	return Response{Result: map[string]any{"items": items}}
+	items := []any{}
+	next := ""
+	for _, t := range s.sortedThreads() {
+		m, ok := t.members[agentID]
+		if !ok || idNum(t.id) <= after {
+			continue
+		}
+		if len(items) == limit {
+			next = fmt.Sprint(after)
+			break
+		}
+		state := "open"
+		if t.closed {
+			state = "closed"
+		}
+		items = append(items, map[string]any{"thread": t.id, "subject": t.subject, "role": m.role, "state": state})
+		after = idNum(t.id)
+	}
+	return Response{Result: map[string]any{"items": items, "next_cursor": next}}
 }
 
 func (s *Service) readEntry(agentID string, params map[string]any) Response {
