@@ -48,7 +48,8 @@ func suites() map[string]suiteEntry {
 						return t, func() {}, err
 					}}, nil
 				},
-				"http": httpTarget,
+				"http":  httpTarget,
+				"stdio": stdioTarget,
 			},
 		},
 	}

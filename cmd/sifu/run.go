@@ -29,6 +29,7 @@ type runFlags struct {
 	quiet       bool
 
 	url            string
+	command        string
 	tokenEnv       string
 	tokenFile      string
 	requestTimeout time.Duration
@@ -60,6 +61,7 @@ selected.`,
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	fl.StringVar(&f.url, "url", "", "base URL of the implementation (--target http)")
+	fl.StringVar(&f.command, "cmd", "", "command that speaks the binding on stdin/stdout (--target stdio)")
 	fl.StringVar(&f.tokenEnv, "control-token-env", "SIFU_CONTROL_TOKEN", "environment variable holding the control token (--target http)")
 	fl.StringVar(&f.tokenFile, "control-token-file", "", "file holding the control token (--target http); never printed")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http)")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/stdio"
 	ref "github.com/sifu-dev/sifu/reference/kungfu"
 	"github.com/sifu-dev/sifu/reference/kungfu/sqlitestore"
 	"github.com/sifu-dev/sifu/runner"
@@ -22,6 +23,7 @@ import (
 
 func newServeCmd() *cobra.Command {
 	var addr, db, tokenFile string
+	var overStdio bool
 	cmd := &cobra.Command{
 		Use:   "serve kungfu",
 		Short: "Serve the bundled Kungfu reference over the sifu HTTP binding",
@@ -37,16 +39,17 @@ that token.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), cmd, addr, db, tokenFile)
+			return serve(cmd.Context(), cmd, addr, db, tokenFile, overStdio)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&db, "db", "kungfu.db", "SQLite database file, or :memory:")
 	cmd.Flags().StringVar(&tokenFile, "control-token-file", "", "file holding the token control requests must present")
+	cmd.Flags().BoolVar(&overStdio, "stdio", false, "speak the binding on standard input and output instead of HTTP")
 	return cmd
 }
 
-func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile string) error {
+func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile string, overStdio bool) error {
 	opts := httpwire.ServerOptions{}
 	if tokenFile != "" {
 		raw, err := os.ReadFile(tokenFile)
@@ -75,6 +78,9 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile string) 
 	target, err := inproc.NewKungfu(refOpts...)
 	if err != nil {
 		return fmt.Errorf("start the reference: %w", err)
+	}
+	if overStdio {
+		return stdio.Serve(ctx, target, os.Stdin, os.Stdout)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

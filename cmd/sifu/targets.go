@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu/adapters/httpwire"
+	"github.com/sifu-dev/sifu/adapters/stdio"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -37,5 +38,26 @@ func httpTarget(f runFlags) (runner.Target, error) {
 	// One client serves every check: each check provisions its own agents.
 	return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
 		return client, func() {}, nil
+	}}, nil
+}
+
+// stdioTarget starts the --cmd implementation once per check, each in a
+// fresh temporary directory (so a relative --db of the implementation is
+// private to the check and survives the restart control).
+func stdioTarget(f runFlags) (runner.Target, error) {
+	if strings.TrimSpace(f.command) == "" {
+		return nil, &runner.UsageError{Msg: `--target stdio needs --cmd, e.g. --cmd "sifu serve kungfu --stdio --db kungfu.db"`}
+	}
+	return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		dir, err := os.MkdirTemp("", "sifu-stdio-")
+		if err != nil {
+			return nil, nil, err
+		}
+		p, err := stdio.Start(f.command, dir)
+		if err != nil {
+			os.RemoveAll(dir)
+			return nil, nil, err
+		}
+		return p, func() { p.Close(); os.RemoveAll(dir) }, nil
 	}}, nil
 }

@@ -1,0 +1,299 @@
+package stdio
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/schema"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// Process is a kungfu.Target that drives one implementation subprocess. The
+// restart control is carried out by the adapter itself: it kills the
+// process (SIGKILL) and starts it again in the same directory.
+type Process struct {
+	command string
+	dir     string
+	schemas *schema.Set
+
+	mu      sync.Mutex
+	proc    *running
+	nextID  int64
+	restart bool // the implementation listed restart among its controls
+}
+
+// running is one live subprocess and its pending requests.
+type running struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stderr  *tail
+	writeMu sync.Mutex
+
+	mu      sync.Mutex
+	pending map[int64]chan Answer
+	dead    error // why the process stopped answering
+	done    chan struct{}
+}
+
+// Start runs command (through sh -c) in dir and returns the adapter.
+func Start(command, dir string) (*Process, error) {
+	p := &Process{command: command, dir: dir, schemas: schema.NewSet(sifu.Assets, "vectors/schema")}
+	if err := p.spawn(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *Process) spawn() error {
+	cmd := exec.Command("sh", "-c", p.command)
+	cmd.Dir = p.dir
+	cmd.Env = os.Environ()
+	// Its own process group, so that killing it reaches whatever the shell
+	// started, and no orphan keeps the pipes open.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	r := &running{cmd: cmd, stdin: stdin, stderr: &tail{max: 2048}, pending: map[int64]chan Answer{}, done: make(chan struct{})}
+	cmd.Stderr = r.stderr
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start %q: %w", p.command, err)
+	}
+	go r.readLoop(stdout)
+	p.mu.Lock()
+	p.proc = r
+	p.mu.Unlock()
+	return nil
+}
+
+// readLoop routes answers to their requests. Anything that is not an answer
+// to a pending request breaks the connection: every waiting request then
+// ends with a harness error that quotes the line and the stderr tail.
+func (r *running) readLoop(stdout io.Reader) {
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 64<<10), MaxLine)
+	var why error
+	for sc.Scan() {
+		line := sc.Bytes()
+		var a Answer
+		if err := json.Unmarshal(line, &a); err != nil {
+			why = fmt.Errorf("the implementation wrote a line that is not a binding answer: %q", excerpt(line))
+			break
+		}
+		r.mu.Lock()
+		ch, ok := r.pending[a.ID]
+		delete(r.pending, a.ID)
+		r.mu.Unlock()
+		if !ok {
+			why = fmt.Errorf("the implementation answered id %d, which no request is waiting for", a.ID)
+			break
+		}
+		ch <- a
+	}
+	if why == nil {
+		why = sc.Err()
+	}
+	waitErr := r.cmd.Wait()
+	if why == nil {
+		why = fmt.Errorf("the implementation exited (%v)", waitErr)
+	}
+	r.mu.Lock()
+	r.dead = why
+	for id, ch := range r.pending {
+		close(ch)
+		delete(r.pending, id)
+	}
+	r.mu.Unlock()
+	close(r.done)
+}
+
+// kill ends the process group without warning (SIGKILL).
+func (r *running) kill() {
+	if r.cmd.Process != nil {
+		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+func excerpt(b []byte) string {
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}
+
+func (p *Process) current() *running {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.proc
+}
+
+// call sends one request and waits for its answer, the context, or the
+// process's end.
+func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
+	r := p.current()
+	p.mu.Lock()
+	p.nextID++
+	req.ID = p.nextID
+	p.mu.Unlock()
+	ch := make(chan Answer, 1)
+	r.mu.Lock()
+	if r.dead != nil {
+		r.mu.Unlock()
+		return Answer{}, r.failure(req, r.dead)
+	}
+	r.pending[req.ID] = ch
+	r.mu.Unlock()
+	raw, _ := json.Marshal(req)
+	r.writeMu.Lock()
+	_, err := r.stdin.Write(append(raw, '\n'))
+	r.writeMu.Unlock()
+	if err != nil {
+		return Answer{}, r.failure(req, fmt.Errorf("write to the implementation: %w", err))
+	}
+	select {
+	case a, ok := <-ch:
+		if !ok {
+			r.mu.Lock()
+			why := r.dead
+			r.mu.Unlock()
+			return Answer{}, r.failure(req, why)
+		}
+		return a, nil
+	case <-ctx.Done():
+		r.mu.Lock()
+		delete(r.pending, req.ID)
+		r.mu.Unlock()
+		return Answer{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), r.stderr.String())
+	}
+}
+
+func (r *running) failure(req Request, why error) error {
+	return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("%v; stderr tail: %q", why, r.stderr.String())}
+}
+
+func (p *Process) checked(a Answer, op string) (kungfu.Response, error) {
+	raw, _ := json.Marshal(a)
+	def := "response"
+	if err := p.schemas.Validate(BindingSchemaRef(def), op+" answer", raw); err != nil {
+		return kungfu.Response{}, &engine.AdapterError{Step: op, Err: err}
+	}
+	resp := kungfu.Response{OK: a.OK, Rejection: a.Rejection}
+	if a.OK {
+		if err := json.Unmarshal(a.Result, &resp.Result); err != nil {
+			return resp, &engine.AdapterError{Step: op, Err: fmt.Errorf("the result is not a JSON object: %v", err)}
+		}
+	}
+	return resp, nil
+}
+
+// BindingSchemaRef names a definition of the binding schema.
+func BindingSchemaRef(def string) string { return "kungfu-binding.schema.json#/$defs/" + def }
+
+// Hello asks the implementation who it is.
+func (p *Process) Hello(ctx context.Context) (kungfu.Hello, error) {
+	a, err := p.call(ctx, Request{Op: "hello"})
+	if err != nil {
+		return kungfu.Hello{}, err
+	}
+	if !a.OK {
+		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: fmt.Errorf("hello was refused: %+v", a.Rejection)}
+	}
+	if err := p.schemas.Validate(BindingSchemaRef("hello"), "hello answer", a.Result); err != nil {
+		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: err}
+	}
+	var h kungfu.Hello
+	_ = json.Unmarshal(a.Result, &h)
+	p.mu.Lock()
+	p.restart = h.Supports(kungfu.ControlRestart)
+	p.mu.Unlock()
+	return h, nil
+}
+
+// Act performs an action.
+func (p *Process) Act(ctx context.Context, act kungfu.Action) (kungfu.Response, error) {
+	a, err := p.call(ctx, Request{Op: "act", Agent: act.Agent, Action: act.Name, Key: act.Key, Params: act.Params})
+	if err != nil {
+		return kungfu.Response{}, err
+	}
+	return p.checked(a, "act")
+}
+
+// Read answers a view.
+func (p *Process) Read(ctx context.Context, rd kungfu.Read) (kungfu.Response, error) {
+	a, err := p.call(ctx, Request{Op: "read", Agent: rd.Agent, View: rd.View, Params: rd.Params})
+	if err != nil {
+		return kungfu.Response{}, err
+	}
+	return p.checked(a, "read")
+}
+
+// Control runs a control-plane operation; restart really restarts the process.
+func (p *Process) Control(ctx context.Context, c kungfu.Control) (kungfu.Response, error) {
+	if c.Name == kungfu.ControlRestart {
+		if err := p.Restart(); err != nil {
+			return kungfu.Response{}, &engine.AdapterError{Step: "restart", Err: err}
+		}
+		return kungfu.Response{OK: true, Result: map[string]any{"restarted": true}}, nil
+	}
+	a, err := p.call(ctx, Request{Op: "control", Control: c.Name, Params: c.Params})
+	if err != nil {
+		return kungfu.Response{}, err
+	}
+	return p.checked(a, "control")
+}
+
+// Restart kills the implementation without warning and starts it again.
+func (p *Process) Restart() error {
+	r := p.current()
+	r.kill()
+	<-r.done
+	return p.spawn()
+}
+
+// Close ends the implementation: stdin is closed, then the process killed.
+func (p *Process) Close() error {
+	r := p.current()
+	_ = r.stdin.Close()
+	r.kill()
+	<-r.done
+	return nil
+}
+
+// tail keeps the last bytes written to it.
+type tail struct {
+	mu  sync.Mutex
+	max int
+	buf []byte
+}
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > t.max {
+		t.buf = t.buf[len(t.buf)-t.max:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(bytes.ToValidUTF8(t.buf, nil)))
+}
