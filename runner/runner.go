@@ -34,6 +34,10 @@ type Suite struct {
 	Vectors   string // directory of vector .json files
 	Schemas   string // directory of JSON Schemas
 	Register  gherkin.Registrar
+	// Uses returns the profiles whose actions or views a check uses. A check
+	// that uses a profile the target does not offer is not_applicable, even
+	// when the rules it evidences are in scope. Nil means no constraint.
+	Uses func(engine.Check) []string
 }
 
 // Target is the implementation under test as the runner sees it.
@@ -224,6 +228,17 @@ func (p *Plan) Select(profiles, claimed []string, tags string, rules []string, c
 				continue // the check is about profiles outside this run
 			}
 			sel.Preset, sel.Reason = engine.NotApplicable, fmt.Sprintf("observable only with the %s profile", strings.Join(slices.Sorted(maps.Keys(needs)), ", "))
+		}
+		if sel.Preset == "" && p.Suite.Uses != nil {
+			var lacking []string
+			for _, prof := range p.Suite.Uses(c) {
+				if !available[prof] {
+					lacking = append(lacking, prof)
+				}
+			}
+			if len(lacking) > 0 {
+				sel.Preset, sel.Reason = engine.NotApplicable, fmt.Sprintf("uses %s actions, which the target does not offer", strings.Join(lacking, ", "))
+			}
 		}
 		if sel.Preset == "" {
 			var missing []string

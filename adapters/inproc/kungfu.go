@@ -44,7 +44,7 @@ func NewKungfu(opts ...ref.Option) (*Kungfu, error) {
 }
 
 // Profiles the reference claims today.
-var Profiles = []string{"memory", "thread", "task"}
+var Profiles = []string{"memory", "thread", "task", "full"}
 
 // Hello describes the reference.
 func (k *Kungfu) Hello(context.Context) (kungfu.Hello, error) {

@@ -101,12 +101,30 @@ func (s *Service) readTurn(agentID string, params map[string]any) Response {
 
 // readOpportunities lists what is offered to the agent without binding it
 // (§8): untaken assignments addressed to it and restricted Tasks naming it.
-func (s *Service) readOpportunities(agentID string, _ map[string]any) Response {
-	items := append(s.threadOpportunities(agentID), s.taskOpportunities(agentID)...)
-	if items == nil {
-		items = []any{}
+func (s *Service) readOpportunities(agentID string, params map[string]any) Response {
+	limit, given, err := intParam(params, "limit")
+	if err != nil || given && (limit < 1 || limit > 100) {
+		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
 	}
-	return Response{Result: map[string]any{"items": items}}
+	if !given {
+		limit = turnPage
+	}
+	start := 0
+	if c, ok := params["cursor"].(string); ok && c != "" {
+		if _, err := fmt.Sscanf(c, "%d", &start); err != nil || start < 0 {
+			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
+		}
+	}
+	all := append(s.threadOpportunities(agentID), s.taskOpportunities(agentID)...)
+	items, next := []any{}, ""
+	if start < len(all) {
+		end := min(start+limit, len(all))
+		items = append(items, all[start:end]...)
+		if end < len(all) {
+			next = fmt.Sprint(end)
+		}
+	}
+	return Response{Result: map[string]any{"items": items, "next_cursor": next}}
 }
 
 // sweep records every deadline that has passed, at its due time, before the

@@ -67,3 +67,56 @@ func TestMissingControlIsUntestable(t *testing.T) {
 		t.Skip("no check uses a control beyond provisioning yet")
 	}
 }
+
+// memoryOnly claims only the Memory profile, as a Memory-only implementation
+// would (its thread and task actions stay reachable, to prove that the
+// runner, not the target, decides what is checked).
+type memoryOnly struct{ kungfu.Target }
+
+func (m memoryOnly) Hello(ctx context.Context) (kungfu.Hello, error) {
+	h, err := m.Target.Hello(ctx)
+	h.Profiles = []string{"memory"}
+	return h, err
+}
+
+// TestChecksNeedTheProfilesTheyUse: against a Memory-only target, checks
+// that use thread or task actions are not_applicable, never run, and the
+// rules observed only through them are not_applicable too.
+func TestChecksNeedTheProfilesTheyUse(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu()
+		return memoryOnly{k}, func() {}, err
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "memory-only"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary.Failed() || run.Summary.Pass == 0 {
+		t.Fatalf("summary %+v", run.Summary)
+	}
+	for _, tc := range run.Tests {
+		var c engine.Check
+		for _, pc := range plan.Checks {
+			if pc.ID == tc.ID {
+				c = pc
+			}
+		}
+		uses := kungfu.Uses(c)
+		onlyMemory := len(uses) == 0 || len(uses) == 1 && uses[0] == "memory"
+		if !onlyMemory && tc.Status != engine.NotApplicable {
+			t.Errorf("%s uses %v but ended %s against a Memory-only target", tc.ID, uses, tc.Status)
+		}
+		if onlyMemory && tc.Status != engine.Pass {
+			t.Errorf("%s uses only Memory actions but ended %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	for _, r := range run.Rules {
+		if r.ID == "KF-5-14" && r.Status != "not_applicable" {
+			t.Errorf("KF-5-14 is observed through thread pins; against a Memory-only target it is %s", r.Status)
+		}
+	}
+}

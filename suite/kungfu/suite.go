@@ -2,6 +2,9 @@ package kungfu
 
 import (
 	"context"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/results"
@@ -17,6 +20,47 @@ var Suite = runner.Suite{
 	Vectors:   "vectors/kungfu",
 	Schemas:   "vectors/schema",
 	Register:  steps.Register,
+	Uses:      Uses,
+}
+
+// Uses names the profiles whose actions and views a check uses: Memory
+// actions need the memory profile, thread and assignment actions the thread
+// profile, Task actions the task profile, and a restricted Task or the
+// opportunities view the full profile.
+func Uses(c engine.Check) []string {
+	used := map[string]bool{}
+	var walk func([]engine.Step)
+	walk = func(steps []engine.Step) {
+		for _, s := range steps {
+			walk(s.Steps)
+			if s.Op != engine.OpAct && s.Op != engine.OpRead {
+				continue
+			}
+			if p := profileOf(s.Name); p != "" {
+				used[p] = true
+			}
+			if s.Name == "task.create" && s.Params["audience"] == "restricted" {
+				used["full"] = true
+			}
+		}
+	}
+	walk(c.Steps)
+	return slices.Sorted(maps.Keys(used))
+}
+
+func profileOf(name string) string {
+	prefix, _, _ := strings.Cut(name, ".")
+	switch {
+	case prefix == "memory" || name == "memories":
+		return "memory"
+	case prefix == "thread" || prefix == "assignment" || name == "threads" || name == "entry":
+		return "thread"
+	case prefix == "task" || name == "engagement" || name == "engagements" || name == "adoptions":
+		return "task"
+	case name == "opportunities":
+		return "full"
+	}
+	return ""
 }
 
 // Factory makes a Target for one check. An in-process factory returns a
