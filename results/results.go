@@ -27,17 +27,18 @@ type Target struct {
 
 // Run is the outcome of one `sifu run`.
 type Run struct {
-	Harness    Harness   `json:"harness"`
-	Suite      string    `json:"suite"`
-	Spec       string    `json:"spec"`
-	Target     Target    `json:"target"`
-	Profiles   []string  `json:"profiles"`
-	Selection  Selection `json:"selection"`
-	StartedAt  string    `json:"started_at"`
-	DurationMS int64     `json:"duration_ms"`
-	Summary    Summary   `json:"summary"`
-	Tests      []Test    `json:"tests"`
-	Rules      []Rule    `json:"rules"`
+	Harness    Harness         `json:"harness"`
+	Suite      string          `json:"suite"`
+	Spec       string          `json:"spec"`
+	Target     Target          `json:"target"`
+	Profiles   []string        `json:"profiles"`
+	Selection  Selection       `json:"selection"`
+	StartedAt  string          `json:"started_at"`
+	DurationMS int64           `json:"duration_ms"`
+	Summary    Summary         `json:"summary"`
+	Tests      []Test          `json:"tests"`
+	Transcript *TranscriptFile `json:"transcript,omitempty"`
+	Rules      []Rule          `json:"rules"`
 }
 
 // Selection records how checks were chosen, so a run can be reproduced.
@@ -85,17 +86,34 @@ func (s Summary) Failed() bool {
 
 // Test is the verdict of one check.
 type Test struct {
-	ID         string            `json:"id"`
-	Kind       string            `json:"kind"`
-	Title      string            `json:"title"`
-	Source     string            `json:"source"`
-	Rules      []string          `json:"rules"`
-	Tags       []string          `json:"tags,omitempty"`
-	Status     engine.Status     `json:"status"`
-	DurationMS int64             `json:"duration_ms"`
-	Message    string            `json:"message,omitempty"`
-	Step       string            `json:"step,omitempty"`
-	Transcript []engine.Exchange `json:"transcript,omitempty"`
+	ID         string        `json:"id"`
+	Kind       string        `json:"kind"`
+	Title      string        `json:"title"`
+	Source     string        `json:"source"`
+	Rules      []string      `json:"rules"`
+	Tags       []string      `json:"tags,omitempty"`
+	Status     engine.Status `json:"status"`
+	DurationMS int64         `json:"duration_ms"`
+	Message    string        `json:"message,omitempty"`
+	Step       string        `json:"step,omitempty"`
+	// Transcript is held in memory; reports write it to transcript.jsonl
+	// and keep only the line range here.
+	Transcript []engine.Exchange `json:"-"`
+	Lines      *LineRange        `json:"transcript,omitempty"`
+}
+
+// LineRange locates a test's exchanges in transcript.jsonl (1-based, inclusive).
+type LineRange struct {
+	From int `json:"from"`
+	To   int `json:"to"`
+}
+
+// TranscriptFile names the transcript written beside results.json and its
+// SHA-256, so the evidence can be verified offline.
+type TranscriptFile struct {
+	File   string `json:"file"`
+	SHA256 string `json:"sha256"`
+	Lines  int    `json:"lines"`
 }
 
 // Rule statuses, beyond the check statuses a rule can inherit.

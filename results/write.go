@@ -1,12 +1,16 @@
 package results
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 
 	"github.com/sifu-dev/sifu/engine"
@@ -127,17 +131,60 @@ func firstLine(s string) string {
 	return s
 }
 
-// WriteDir writes results.json and junit.xml into dir, creating it. Files
-// are written to a temporary name first so an interrupted run never leaves a
-// truncated report.
+// WriteDir writes transcript.jsonl, results.json (which records the
+// transcript's SHA-256 and each test's line range in it) and junit.xml into
+// dir, creating it. Files are written to a temporary name first so an
+// interrupted run never leaves a truncated report.
 func WriteDir(dir string, r *Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
+	}
+	var transcript bytes.Buffer
+	line := 0
+	for i := range r.Tests {
+		t := &r.Tests[i]
+		t.Lines = nil
+		if len(t.Transcript) == 0 {
+			continue
+		}
+		t.Lines = &LineRange{From: line + 1}
+		for _, ex := range t.Transcript {
+			raw, err := json.Marshal(transcriptLine{Test: t.ID, Exchange: ex})
+			if err != nil {
+				return fmt.Errorf("transcript of %s: %w", t.ID, err)
+			}
+			transcript.Write(Redact(raw))
+			transcript.WriteByte('\n')
+			line++
+		}
+		t.Lines.To = line
+	}
+	sum := sha256.Sum256(transcript.Bytes())
+	r.Transcript = &TranscriptFile{File: "transcript.jsonl", SHA256: hex.EncodeToString(sum[:]), Lines: line}
+	if err := writeFile(filepath.Join(dir, "transcript.jsonl"), func(w io.Writer) error {
+		_, err := w.Write(transcript.Bytes())
+		return err
+	}); err != nil {
+		return err
 	}
 	if err := writeFile(filepath.Join(dir, "results.json"), func(w io.Writer) error { return WriteJSON(w, r) }); err != nil {
 		return err
 	}
 	return writeFile(filepath.Join(dir, "junit.xml"), func(w io.Writer) error { return WriteJUnit(w, r) })
+}
+
+// transcriptLine is one exchange of one test in transcript.jsonl.
+type transcriptLine struct {
+	Test string `json:"test"`
+	engine.Exchange
+}
+
+// secretKeys are JSON keys whose string values never reach a report.
+var secretKeys = regexp.MustCompile(`"(secret|credential|token|password|api_key)":"[^"]*"`)
+
+// Redact blanks the values of secret-bearing keys in a JSON document.
+func Redact(raw []byte) []byte {
+	return secretKeys.ReplaceAll(raw, []byte(`"$1":"[redacted]"`))
 }
 
 func writeFile(path string, write func(io.Writer) error) error {
@@ -147,6 +194,10 @@ func writeFile(path string, write func(io.Writer) error) error {
 	}
 	defer os.Remove(tmp.Name())
 	if err := write(tmp); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Chmod(0o644); err != nil {
 		tmp.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}

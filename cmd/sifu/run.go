@@ -107,7 +107,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		if err := results.WriteDir(f.out, run); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote %s/results.json and %s/junit.xml\n", f.out, f.out)
+		fmt.Fprintf(stdout, "wrote results.json, junit.xml and transcript.jsonl in %s\n", f.out)
 	}
 	if run.Summary.Failed() {
 		return &failedError{msg: fmt.Sprintf("%s does not conform: %s", f.target, summaryLine(run.Summary))}
