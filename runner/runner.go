@@ -304,32 +304,44 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	tests := make([]results.Test, len(selected))
-	var (
-		wg       sync.WaitGroup
-		mu       sync.Mutex
-		progress = cfg.Progress
-		jobs     = make(chan int)
-	)
-	for w := 0; w < workers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range jobs {
-				t := p.runOne(ctx, cfg.Target, selected[i], timeout)
-				tests[i] = t
-				if progress != nil {
-					mu.Lock()
-					fmt.Fprintf(progress, "%-14s %s\n", t.Status, t.ID)
-					mu.Unlock()
+	var mu sync.Mutex
+	runAll := func(indices []int, workers int) {
+		var wg sync.WaitGroup
+		jobs := make(chan int)
+		for w := 0; w < workers; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := range jobs {
+					t := p.runOne(ctx, cfg.Target, selected[i], timeout)
+					tests[i] = t
+					if cfg.Progress != nil {
+						mu.Lock()
+						fmt.Fprintf(cfg.Progress, "%-14s %s\n", t.Status, t.ID)
+						mu.Unlock()
+					}
 				}
-			}
-		}()
+			}()
+		}
+		for _, i := range indices {
+			jobs <- i
+		}
+		close(jobs)
+		wg.Wait()
 	}
-	for i := range selected {
-		jobs <- i
+	// On a target shared by every check, a check that moves the clock or
+	// restarts the implementation would disturb the others: such checks run
+	// afterwards, one at a time.
+	var together, alone []int
+	for i, sel := range selected {
+		if isShared(cfg.Target) && disturbs(sel.Check) {
+			alone = append(alone, i)
+		} else {
+			together = append(together, i)
+		}
 	}
-	close(jobs)
-	wg.Wait()
+	runAll(together, workers)
+	runAll(alone, 1)
 
 	run := &results.Run{
 		Harness:    cfg.Harness,
@@ -376,6 +388,26 @@ func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout 
 	t.Status, t.Message, t.Step, t.Transcript = v.Status, v.Message, v.Step, v.Transcript
 	t.DurationMS = time.Since(start).Milliseconds()
 	return t
+}
+
+// SharedTarget is implemented by targets whose state every check shares (a
+// remote server), as opposed to a fresh implementation per check.
+type SharedTarget interface{ Shared() bool }
+
+func isShared(t Target) bool {
+	st, ok := t.(SharedTarget)
+	return ok && st.Shared()
+}
+
+// disturbs reports whether a check uses a control that affects every agent
+// of a shared implementation.
+func disturbs(c engine.Check) bool {
+	for _, ctl := range c.Controls() {
+		if ctl == "clock" || ctl == "restart" {
+			return true
+		}
+	}
+	return false
 }
 
 // runGuarded runs a check and turns a panic in an executor or adapter into a

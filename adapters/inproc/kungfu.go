@@ -17,7 +17,9 @@ import (
 // whole control plane: provisioning, deactivation, a virtual clock and a
 // restart that rebuilds the service from its fact log.
 type Kungfu struct {
-	mu    sync.Mutex
+	// mu is held for reading by every call and for writing by a restart,
+	// so no call runs on a service that a restart has replaced.
+	mu    sync.RWMutex
 	svc   *ref.Service
 	clock *ref.ManualClock
 	opts  []ref.Option
@@ -57,35 +59,38 @@ func (k *Kungfu) Hello(context.Context) (kungfu.Hello, error) {
 	}, nil
 }
 
-func (k *Kungfu) service() *ref.Service {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	return k.svc
-}
-
 // Act performs an action.
 func (k *Kungfu) Act(_ context.Context, a kungfu.Action) (kungfu.Response, error) {
-	return response(k.service().Act(ref.Request{Agent: a.Agent, Action: a.Name, Key: a.Key, Params: a.Params})), nil
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return response(k.svc.Act(ref.Request{Agent: a.Agent, Action: a.Name, Key: a.Key, Params: a.Params})), nil
 }
 
 // Read answers a view.
 func (k *Kungfu) Read(_ context.Context, r kungfu.Read) (kungfu.Response, error) {
-	return response(k.service().Read(r.Agent, r.View, r.Params)), nil
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	return response(k.svc.Read(r.Agent, r.View, r.Params)), nil
 }
 
 // Control runs a control-plane operation.
-func (k *Kungfu) Control(_ context.Context, c kungfu.Control) (kungfu.Response, error) {
+func (k *Kungfu) Control(ctx context.Context, c kungfu.Control) (kungfu.Response, error) {
+	if c.Name == kungfu.ControlRestart {
+		return k.restart()
+	}
+	k.mu.RLock()
+	defer k.mu.RUnlock()
 	switch c.Name {
 	case kungfu.ControlProvision:
 		name, _ := c.Params["name"].(string)
-		id, err := k.service().Provision(name)
+		id, err := k.svc.Provision(name)
 		if err != nil {
 			return kungfu.Response{}, err
 		}
 		return ok(map[string]any{"agent": id}), nil
 	case kungfu.ControlDeactivate:
 		id, _ := c.Params["agent"].(string)
-		if err := k.service().Deactivate(id); err != nil {
+		if err := k.svc.Deactivate(id); err != nil {
 			return refused("invalid_params", err.Error()), nil
 		}
 		return ok(map[string]any{"agent": id, "state": "deactivated"}), nil
@@ -96,17 +101,21 @@ func (k *Kungfu) Control(_ context.Context, c kungfu.Control) (kungfu.Response, 
 		}
 		k.clock.Advance(d)
 		return ok(map[string]any{"now": k.clock.Now().UTC().Format(time.RFC3339Nano)}), nil
-	case kungfu.ControlRestart:
-		k.mu.Lock()
-		defer k.mu.Unlock()
-		svc, err := ref.New(k.opts...)
-		if err != nil {
-			return kungfu.Response{}, fmt.Errorf("restart: %w", err)
-		}
-		k.svc = svc
-		return ok(map[string]any{"restarted": true}), nil
 	}
 	return refused("unknown_action", fmt.Sprintf("no control %q", c.Name)), nil
+}
+
+// restart drops the live service and rebuilds one from the fact store, as a
+// process restart would; no call is in flight meanwhile.
+func (k *Kungfu) restart() (kungfu.Response, error) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	svc, err := ref.New(k.opts...)
+	if err != nil {
+		return kungfu.Response{}, fmt.Errorf("restart: %w", err)
+	}
+	k.svc = svc
+	return ok(map[string]any{"restarted": true}), nil
 }
 
 func duration(v any) (time.Duration, error) {

@@ -36,7 +36,7 @@ func httpTarget(f runFlags) (runner.Target, error) {
 	}
 	client := httpwire.NewClient(f.url, httpwire.ClientOptions{ControlToken: token, Timeout: f.requestTimeout})
 	// One client serves every check: each check provisions its own agents.
-	return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+	return kungfu.RunTarget{IsShared: true, New: func(context.Context) (kungfu.Target, func(), error) {
 		return client, func() {}, nil
 	}}, nil
 }

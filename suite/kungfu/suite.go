@@ -68,8 +68,16 @@ func profileOf(name string) string {
 // since every check provisions its own agents.
 type Factory func(ctx context.Context) (Target, func(), error)
 
-// RunTarget adapts a Factory to the runner.
-type RunTarget struct{ New Factory }
+// RunTarget adapts a Factory to the runner. Set Shared when every check
+// reaches the same implementation (a server), so that checks that move its
+// clock or restart it run alone.
+type RunTarget struct {
+	New      Factory
+	IsShared bool
+}
+
+// Shared reports whether checks share one implementation.
+func (rt RunTarget) Shared() bool { return rt.IsShared }
 
 // Describe asks one target instance for its hello.
 func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {

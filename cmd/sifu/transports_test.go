@@ -1,0 +1,205 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/httpwire"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// buildSifu compiles this command once for the transport tests.
+func buildSifu(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "sifu")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// startServe runs `sifu serve kungfu` and waits until it listens.
+func startServe(t *testing.T, bin, addr, db string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "kungfu", "--addr", addr, "--db", db)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ready := make(chan bool, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), "serving") {
+				ready <- true
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(20 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("sifu serve did not start")
+	}
+	return cmd
+}
+
+func statuses(t *testing.T, target runner.Target) map[string]engine.Status {
+	t.Helper()
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]engine.Status{}
+	for _, tc := range run.Tests {
+		out[tc.ID] = tc.Status
+		if tc.Status != engine.Pass {
+			t.Logf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	return out
+}
+
+// TestTransportsAgree runs the whole Kungfu suite in-process, over HTTP
+// against a `sifu serve` process with SQLite, and over stdio against
+// `sifu serve --stdio` subprocesses, and requires identical results.
+func TestTransportsAgree(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildSifu(t)
+	inproc, err := suites()["kungfu"].targets["inproc"](runFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := statuses(t, inproc)
+
+	addr := freeAddr(t)
+	srv := startServe(t, bin, addr, filepath.Join(t.TempDir(), "kungfu.db"))
+	defer srv.Process.Kill()
+	overHTTP, err := httpTarget(runFlags{url: "http://" + addr, requestTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(t, overHTTP); !reflect.DeepEqual(got, want) {
+		t.Errorf("HTTP results differ from in-process: %s", diff(want, got))
+	}
+
+	overStdio, err := stdioTarget(runFlags{command: bin + " serve kungfu --stdio --db kungfu.db"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := statuses(t, overStdio); !reflect.DeepEqual(got, want) {
+		t.Errorf("stdio results differ from in-process: %s", diff(want, got))
+	}
+}
+
+func diff(want, got map[string]engine.Status) string {
+	var b strings.Builder
+	for id, w := range want {
+		if got[id] != w {
+			fmt.Fprintf(&b, "\n  %s: in-process %s, here %q", id, w, got[id])
+		}
+	}
+	for id := range got {
+		if _, ok := want[id]; !ok {
+			fmt.Fprintf(&b, "\n  %s: only here", id)
+		}
+	}
+	return b.String()
+}
+
+// TestKillAndRestartKeepsEverything kills `sifu serve` with SIGKILL after
+// keyed actions and obligations were recorded, starts it again on the same
+// database, and checks that facts, obligations, receipts and idempotency
+// records survived, and that an agent recovers from its turn alone.
+func TestKillAndRestartKeepsEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildSifu(t)
+	db := filepath.Join(t.TempDir(), "kungfu.db")
+	addr := freeAddr(t)
+	srv := startServe(t, bin, addr, db)
+	ctx := context.Background()
+	c := httpwire.NewClient("http://"+addr, httpwire.ClientOptions{})
+	agent := func(name string) string {
+		r, err := c.Control(ctx, kungfu.Control{Name: "provision", Params: map[string]any{"name": name}})
+		if err != nil || !r.OK {
+			t.Fatalf("provision %s: %v %+v", name, err, r)
+		}
+		return r.Result["agent"].(string)
+	}
+	must := func(r kungfu.Response, err error) map[string]any {
+		t.Helper()
+		if err != nil || !r.OK {
+			t.Fatalf("%v %+v", err, r.Rejection)
+		}
+		return r.Result
+	}
+	alice, bob := agent("alice"), agent("bob")
+	create := kungfu.Action{Agent: alice, Name: "memory.create", Key: "m1", Params: map[string]any{"content": "before the crash"}}
+	mem := must(c.Act(ctx, create))
+	th := must(c.Act(ctx, kungfu.Action{Agent: alice, Name: "thread.create", Key: "t1"}))["thread"]
+	secret := must(c.Act(ctx, kungfu.Action{Agent: alice, Name: "thread.admit", Key: "a1", Params: map[string]any{"thread": th}}))["secret"]
+	must(c.Act(ctx, kungfu.Action{Agent: bob, Name: "thread.join", Key: "j1", Params: map[string]any{"secret": secret}}))
+	post := must(c.Act(ctx, kungfu.Action{Agent: alice, Name: "thread.post", Key: "p1", Params: map[string]any{"thread": th, "memory": mem["memory"]}}))
+	turnBefore := must(c.Read(ctx, kungfu.Read{Agent: bob, View: "turn"}))
+
+	if err := srv.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = srv.Wait()
+	srv = startServe(t, bin, addr, db)
+	defer srv.Process.Kill()
+
+	if got := must(c.Act(ctx, create)); !reflect.DeepEqual(got, mem) {
+		t.Errorf("receipt after restart %v, before %v", got, mem)
+	}
+	again := must(c.Act(ctx, kungfu.Action{Agent: alice, Name: "thread.post", Key: "p1", Params: map[string]any{"thread": th, "memory": mem["memory"]}}))
+	if !reflect.DeepEqual(again, post) {
+		t.Errorf("post receipt after restart %v, before %v", again, post)
+	}
+	if r, err := c.Act(ctx, kungfu.Action{Agent: alice, Name: "thread.post", Key: "p1", Params: map[string]any{"thread": th, "memory": "other"}}); err != nil || r.OK || r.Rejection.Reason != "idempotency_conflict" {
+		t.Errorf("a conflicting reuse of a key after restart: %+v %v", r, err)
+	}
+	turnAfter := must(c.Read(ctx, kungfu.Read{Agent: bob, View: "turn"}))
+	if !reflect.DeepEqual(turnAfter, turnBefore) || len(turnAfter["items"].([]any)) != 1 {
+		t.Errorf("bob's turn after restart %v, before %v", turnAfter, turnBefore)
+	}
+	item := turnAfter["items"].([]any)[0].(map[string]any)
+	ws := must(c.Read(ctx, kungfu.Read{Agent: bob, View: "entry", Params: map[string]any{"thread": item["thread"], "entry": item["entry"]}}))
+	if pinned := ws["pinned"].(map[string]any); pinned["content"] != "before the crash" {
+		t.Errorf("recovered entry %v", ws)
+	}
+}
