@@ -31,3 +31,14 @@ func init() {
 		FaultOwnPinLost, FaultWithdrawnPinnable, FaultDemotionKeepsResponses, FaultOrphanThreadStaysOpen,
 		FaultHandleTwice, FaultDoubleVerdict, FaultFormerMemberReads)
 }
+
+// Faults planted for references between threads and Tasks (§2, §7.5).
+const (
+	FaultTaskRefGrantsAccess      Fault = "task-ref-grants-access"      // members who see a Task reference read the Task and its engagements directly
+	FaultTaskRefCreatesObligation Fault = "task-ref-creates-obligation" // a Task referenced in a thread is a deliver duty of its members
+	FaultConversionExists         Fault = "conversion-exists"           // task.create from_assignment moves an assignment into a new Task
+)
+
+func init() {
+	Faults = append(Faults, FaultTaskRefGrantsAccess, FaultTaskRefCreatesObligation, FaultConversionExists)
+}

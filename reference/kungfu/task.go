@@ -205,6 +205,9 @@ func (s *Service) canSeeTask(agentID string, t *task) bool {
 	if t.audience == "open" || s.faults[FaultRestrictedLeak] {
 		return true
 	}
+	if s.faults[FaultTaskRefGrantsAccess] && s.referencedTo(agentID, t.id) {
+		return true // planted: a reference in a thread admits its members
+	}
 	return agentID == t.author || agentID == t.judge || t.names(agentID)
 }
 
@@ -213,6 +216,9 @@ func (s *Service) canSeeTask(agentID string, t *task) bool {
 func (s *Service) taskParty(agentID string, t *task, e *taskEngagement) bool {
 	if s.faults[FaultEngagementLeak] && s.canSeeTask(agentID, t) {
 		return true
+	}
+	if s.faults[FaultTaskRefGrantsAccess] && s.referencedTo(agentID, t.id) {
+		return true // planted: a reference in a thread shows its members the engagements
 	}
 	return agentID == t.author || agentID == e.agent || agentID == t.judge
 }
@@ -426,8 +432,21 @@ var taskContractParams = []string{"title", "requirements", "inputs", "output_sch
 
 func (s *Service) createTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	p := req.Params
-	if rej := taskOnlyParams(p, append([]string{"judge", "audience", "named"}, taskContractParams...)...); rej != nil {
+	known := append([]string{"judge", "audience", "named"}, taskContractParams...)
+	if s.faults[FaultConversionExists] {
+		known = append(known, "from_assignment") // planted: a Task can be made out of an assignment
+	}
+	if rej := taskOnlyParams(p, known...); rej != nil {
 		return nil, nil, rej
+	}
+	var converted []Fact
+	if s.faults[FaultConversionExists] && taskGiven(p, "from_assignment") {
+		a, th, rej := s.memberAssignment(req.Agent, map[string]any{"assignment": p["from_assignment"]})
+		if rej != nil {
+			return nil, nil, rej
+		}
+		// planted: the assignment moves out of its thread into the new Task
+		converted = append(converted, threadFact(FactAssignmentVoided, req.Agent, th.id, threadData{Assignment: a.id}))
 	}
 	c, rej := s.buildContract(req.Agent, p, taskContract{
 		DeliveryDue: defaultDeliveryDue, JudgmentDue: defaultJudgmentDue,
@@ -480,9 +499,9 @@ func (s *Service) createTask(req Request) ([]Fact, map[string]any, *Rejection) {
 			named = append(named, id)
 		}
 	}
-	id := fmt.Sprintf("task-%d", s.seq+1)
-	facts := []Fact{{Kind: FactTaskCreated, Agent: req.Agent, Object: id,
-		Data: mustJSON(taskCreatedData{Audience: audience, Named: named, Judge: judge, Contract: c})}}
+	id := fmt.Sprintf("task-%d", s.seq+1+int64(len(converted)))
+	facts := append(converted, Fact{Kind: FactTaskCreated, Agent: req.Agent, Object: id,
+		Data: mustJSON(taskCreatedData{Audience: audience, Named: named, Judge: judge, Contract: c})})
 	receipt := map[string]any{"task": id, "author": req.Agent, "version": 1, "audience": audience, "judge": judge}
 	if named != nil {
 		receipt["named"] = named

@@ -93,6 +93,7 @@ type entry struct {
 	factSeq   int64
 	responses []*response // one per responder, fixed at posting
 	assign    string
+	task      *taskRef // the Task the entry references, if any (§7.5)
 }
 
 type response struct {
@@ -104,6 +105,14 @@ type response struct {
 
 type pin struct {
 	Memory  string `json:"memory"`
+	Version int    `json:"version"`
+}
+
+// taskRef is an entry's reference to a Task (§7.5): the Task and the
+// contract version current when the entry was posted. It changes nothing in
+// the Task; it lets current members read that contract version in the thread.
+type taskRef struct {
+	Task    string `json:"task"`
 	Version int    `json:"version"`
 }
 
@@ -178,6 +187,7 @@ type threadData struct {
 	Member     string      `json:"member,omitempty"`
 	Entry      int         `json:"entry,omitempty"`
 	Pin        *pin        `json:"pin,omitempty"`
+	Task       *taskRef    `json:"task,omitempty"`
 	ReplyTo    int         `json:"reply_to,omitempty"`
 	Ask        []string    `json:"ask,omitempty"`
 	HasAsk     bool        `json:"has_ask,omitempty"`
@@ -471,6 +481,21 @@ func (s *Service) pinFor(agentID string, raw any) (pin, *Rejection) {
 	return pin{Memory: id, Version: v}, nil
 }
 
+// taskRefFor resolves the Task an entry references (§7.5): a Task whose
+// contract layer the poster may read (§9), pinned at its current contract
+// version. Any other Task is indistinguishable from a missing one (§12).
+func (s *Service) taskRefFor(agentID string, raw any) (*taskRef, *Rejection) {
+	id, ok := raw.(string)
+	if !ok || id == "" {
+		return nil, rejection(ReasonInvalidParams, "retry", "task (the id of a Task the entry references) must be a non-empty string")
+	}
+	t, ok := s.tasks.tasks[id]
+	if !ok || !s.canSeeTask(agentID, t) {
+		return nil, taskNotFound(id)
+	}
+	return &taskRef{Task: id, Version: t.current()}, nil
+}
+
 func (s *Service) post(req Request) ([]Fact, map[string]any, *Rejection) {
 	t, m, rej := s.memberThread(req.Agent, req.Params)
 	if rej != nil {
@@ -487,6 +512,13 @@ func (s *Service) post(req Request) ([]Fact, map[string]any, *Rejection) {
 		return nil, nil, rej
 	}
 	d := threadData{Entry: len(t.entries) + 1, Pin: &p}
+	if raw, ok := req.Params["task"]; ok && raw != nil {
+		ref, rej := s.taskRefFor(req.Agent, raw)
+		if rej != nil {
+			return nil, nil, rej // nothing is posted (L2)
+		}
+		d.Task = ref
+	}
 	if r, given, err := intParam(req.Params, "reply_to"); err != nil || given && (r < 1 || r > len(t.entries)) {
 		return nil, nil, rejection(ReasonInvalidParams, "retry", "reply_to must be an entry of this thread")
 	} else if given {
@@ -501,6 +533,9 @@ func (s *Service) post(req Request) ([]Fact, map[string]any, *Rejection) {
 	}
 	d.Responders = s.responders(t, req.Agent, d)
 	receipt := map[string]any{"thread": t.id, "entry": d.Entry, "memory": p.Memory, "version": p.Version, "responders": stringsAny(d.Responders)}
+	if d.Task != nil {
+		receipt["task"], receipt["task_version"] = d.Task.Task, d.Task.Version
+	}
 	if raw, ok := req.Params["assign"]; ok && raw != nil {
 		a, rej := s.assignFrom(t, req.Agent, raw)
 		if rej != nil {
@@ -697,7 +732,7 @@ func (s *Service) applyThread(f Fact) error {
 	case FactThreadClosed:
 		s.closeEffects(t)
 	case FactEntryPosted:
-		e := &entry{seq: d.Entry, author: f.Agent, pin: *d.Pin, replyTo: d.ReplyTo, ask: d.Ask, hasAsk: d.HasAsk, at: f.At, factSeq: f.Seq}
+		e := &entry{seq: d.Entry, author: f.Agent, pin: *d.Pin, replyTo: d.ReplyTo, ask: d.Ask, hasAsk: d.HasAsk, at: f.At, factSeq: f.Seq, task: d.Task}
 		for _, r := range d.Responders {
 			e.responses = append(e.responses, &response{responder: r})
 		}
@@ -820,6 +855,11 @@ func (s *Service) threadObligations(agentID string) []obligation {
 			if e.pending(agentID) != nil {
 				out = append(out, obligation{kind: "respond", seq: e.factSeq, since: e.at,
 					item: map[string]any{"thread": t.id, "entry": e.seq, "author": e.author}})
+			}
+			if e.task != nil && s.faults[FaultTaskRefCreatesObligation] && s.tasks.tasks[e.task.Task].author != agentID {
+				// planted: the referenced Task becomes a duty of the thread's members
+				out = append(out, obligation{kind: "deliver", seq: e.factSeq, since: e.at,
+					item: map[string]any{"thread": t.id, "entry": e.seq, "task": e.task.Task}})
 			}
 		}
 		for _, id := range t.assignments {

@@ -57,7 +57,35 @@ func (s *Service) entryDigest(t *thread, e *entry, reader string) map[string]any
 	if e.assign != "" {
 		d["assignment"] = map[string]any{"assignment": e.assign, "state": s.threads.assignments[e.assign].state}
 	}
+	if e.task != nil {
+		d["task"] = s.taskRefView(e.task)
+	}
 	return d
+}
+
+// taskRefView is the contract layer of a referenced Task as the thread's
+// current members read it (§7.5): the contract version pinned at posting,
+// whatever the Task's audience. It carries nothing else of the Task — no
+// audience list, engagements, deliveries or judgments (§9).
+func (s *Service) taskRefView(r *taskRef) map[string]any {
+	t := s.tasks.tasks[r.Task]
+	return map[string]any{"task": r.Task, "version": r.Version, "contract": taskContractView(t.versions[r.Version-1])}
+}
+
+// referencedTo says whether an entry the agent can read as a current member
+// references the Task. Only the planted task-ref-grants-access fault asks.
+func (s *Service) referencedTo(agentID, taskID string) bool {
+	for _, t := range s.threads.byID {
+		if _, member := t.members[agentID]; !member {
+			continue
+		}
+		for _, e := range t.entries {
+			if e.task != nil && e.task.Task == taskID {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // readThread is the working set of a thread (§8): identity and state, the

@@ -79,6 +79,11 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultHandleTwice:            {"KF-L5-02"},
 	ref.FaultDoubleVerdict:          {"KF-L5-03", "KF-6.4-20"},
 	ref.FaultFormerMemberReads:      {"KF-9-14"},
+
+	// References between threads and Tasks (reference/kungfu/faults_thread.go).
+	ref.FaultTaskRefGrantsAccess:      {"KF-7.5-02"},
+	ref.FaultTaskRefCreatesObligation: {"KF-7.5-02", "KF-2-09"},
+	ref.FaultConversionExists:         {"KF-2-10", "KF-7.5-03", "KF-2-09"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {
