@@ -109,18 +109,29 @@ func (r *running) readLoop(stdout io.Reader) {
 	if why == nil {
 		why = sc.Err()
 	}
-	waitErr := r.cmd.Wait()
-	if why == nil {
-		why = fmt.Errorf("the implementation exited (%v)", waitErr)
+	if why != nil {
+		// The implementation broke the protocol: stop it now rather than
+		// wait for it to exit on its own.
+		r.fail(why)
+		r.kill()
 	}
+	waitErr := r.cmd.Wait()
+	r.fail(fmt.Errorf("the implementation exited (%v)", waitErr))
+	close(r.done)
+}
+
+// fail records the first reason the process stopped answering and ends
+// every pending request with it.
+func (r *running) fail(why error) {
 	r.mu.Lock()
-	r.dead = why
+	defer r.mu.Unlock()
+	if r.dead == nil {
+		r.dead = why
+	}
 	for id, ch := range r.pending {
 		close(ch)
 		delete(r.pending, id)
 	}
-	r.mu.Unlock()
-	close(r.done)
 }
 
 // kill ends the process group without warning (SIGKILL).

@@ -208,6 +208,12 @@ type handler func(s *Service, req Request) ([]Fact, map[string]any, *Rejection)
 // view answers one read for an agent. It must not change state.
 type view func(s *Service, agentID string, params map[string]any) Response
 
+// rejectionHooks let an action keep an application limit (not a fact) when
+// it is refused; handlers themselves never change state.
+var rejectionHooks = map[string]func(s *Service, req Request, rej *Rejection){
+	"thread.join": (*Service).noteFailedJoin,
+}
+
 // applier folds one fact of its domain into the derived state.
 type applier func(s *Service, f Fact) error
 
@@ -301,6 +307,11 @@ func (s *Service) Act(req Request) Response {
 		return Response{Rejection: rej}
 	}
 	facts, receipt, rej := h(s, req)
+	if rej != nil {
+		if hook, ok := rejectionHooks[req.Action]; ok {
+			hook(s, req, rej)
+		}
+	}
 	if rej != nil && len(facts) > 0 && s.faults[FaultPartialEffect] {
 		_ = s.commit(nil, facts...)
 	}

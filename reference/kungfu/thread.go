@@ -333,22 +333,41 @@ func (s *Service) voidAdmission(req Request) ([]Fact, map[string]any, *Rejection
 		map[string]any{"thread": t.id, "admission": t.grant.id, "state": "voided"}, nil
 }
 
-func (s *Service) join(req Request) ([]Fact, map[string]any, *Rejection) {
-	secret, _ := req.Params["secret"].(string)
-	now := s.clock.Now()
-	recent := s.threads.failedJoins[req.Agent][:0]
-	for _, t := range s.threads.failedJoins[req.Agent] {
+// recentFailedJoins counts an agent's failed joins within the window.
+func (s *Service) recentFailedJoins(agentID string, now time.Time) int {
+	n := 0
+	for _, t := range s.threads.failedJoins[agentID] {
 		if now.Sub(t) < failedJoinSpan {
-			recent = append(recent, t)
+			n++
 		}
 	}
-	s.threads.failedJoins[req.Agent] = recent
-	if len(recent) >= failedJoinLimit {
+	return n
+}
+
+// noteFailedJoin is the rejection hook of thread.join: a join refused for
+// its secret counts toward the failed-join limit (§12 SHOULD). It is an
+// application limit, not a fact.
+func (s *Service) noteFailedJoin(req Request, rej *Rejection) {
+	if rej.Reason != ReasonNotFound {
+		return
+	}
+	now := s.clock.Now()
+	kept := []time.Time{now}
+	for _, t := range s.threads.failedJoins[req.Agent] {
+		if now.Sub(t) < failedJoinSpan {
+			kept = append(kept, t)
+		}
+	}
+	s.threads.failedJoins[req.Agent] = kept
+}
+
+func (s *Service) join(req Request) ([]Fact, map[string]any, *Rejection) {
+	secret, _ := req.Params["secret"].(string)
+	if s.recentFailedJoins(req.Agent, s.clock.Now()) >= failedJoinLimit {
 		return nil, nil, rejection(ReasonRateLimited, "wait", "too many failed joins; wait before trying again")
 	}
 	g, ok := s.threads.grants[hashSecret(secret)]
 	if secret == "" || !ok || !g.live {
-		s.threads.failedJoins[req.Agent] = append(recent, now)
 		return nil, nil, rejection(ReasonNotFound, "stop", "no live admission matches this secret")
 	}
 	t := s.threads.byID[g.thread]
@@ -361,7 +380,7 @@ func (s *Service) join(req Request) ([]Fact, map[string]any, *Rejection) {
 	if len(t.members) >= maxMembers {
 		return nil, nil, rejection(ReasonInvalidState, "stop", fmt.Sprintf("the thread already has %d members", maxMembers))
 	}
-	m := &membership{agent: req.Agent, role: g.role, admission: g.id, joinedAt: now}
+	m := &membership{agent: req.Agent, role: g.role, admission: g.id, joinedAt: s.clock.Now()}
 	return []Fact{threadFact(FactMemberJoined, req.Agent, t.id, threadData{Admission: g.id, Role: g.role})}, joinReceipt(t, m), nil
 }
 
