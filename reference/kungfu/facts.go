@@ -73,14 +73,30 @@ type BatchStore interface {
 	AppendAll([]Fact) error
 }
 
-// MemoryStore is a Store held in memory, for tests.
-type MemoryStore struct{ facts []Fact }
+// MemoryStore is a Store held in memory, for tests. It keeps the log in
+// fixed-size chunks, so that appending never copies the whole log.
+type MemoryStore struct{ chunks [][]Fact }
+
+const chunkSize = 4096
 
 // Append records a fact.
-func (m *MemoryStore) Append(f Fact) error { m.facts = append(m.facts, f); return nil }
+func (m *MemoryStore) Append(f Fact) error {
+	if n := len(m.chunks); n == 0 || len(m.chunks[n-1]) == chunkSize {
+		m.chunks = append(m.chunks, make([]Fact, 0, chunkSize))
+	}
+	last := &m.chunks[len(m.chunks)-1]
+	*last = append(*last, f)
+	return nil
+}
 
 // Facts returns a copy of the log.
-func (m *MemoryStore) Facts() ([]Fact, error) { return append([]Fact(nil), m.facts...), nil }
+func (m *MemoryStore) Facts() ([]Fact, error) {
+	var out []Fact
+	for _, c := range m.chunks {
+		out = append(out, c...)
+	}
+	return out, nil
+}
 
 func mustJSON(v any) json.RawMessage {
 	raw, err := json.Marshal(v)

@@ -209,7 +209,11 @@ func (w *world) check(t *rapid.T) {
 // checkRebuild rebuilds a service from the fact log and compares every read.
 func (w *world) checkRebuild(t *rapid.T) {
 	facts, _ := w.store.Facts()
-	rebuilt, err := New(WithClock(w.clock), WithStore(&MemoryStore{facts: facts}))
+	copied := &MemoryStore{}
+	for _, f := range facts {
+		copied.Append(f)
+	}
+	rebuilt, err := New(WithClock(w.clock), WithStore(copied))
 	if err != nil {
 		t.Fatalf("rebuild from the fact log: %v", err)
 	}

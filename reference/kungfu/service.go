@@ -435,16 +435,47 @@ func (s *Service) rateLimit(agentID string) *Rejection {
 
 // requestHash fingerprints the semantic content of a request.
 func requestHash(req Request) string {
-	raw, _ := json.Marshal(map[string]any{"action": req.Action, "params": req.Params})
-	sum := sha256.Sum256(raw)
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	_ = json.NewEncoder(h).Encode(struct {
+		Action string         `json:"action"`
+		Params map[string]any `json:"params"`
+	}{req.Action, req.Params})
+	return hex.EncodeToString(h.Sum(nil))
 }
 
+// cloneMap deep-copies a JSON-shaped map (receipts and results), so that a
+// stored receipt can never be changed through an answer.
 func cloneMap(m map[string]any) map[string]any {
-	raw, _ := json.Marshal(m)
-	var out map[string]any
-	_ = json.Unmarshal(raw, &out)
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = cloneValue(v)
+	}
 	return out
+}
+
+func cloneValue(v any) any {
+	switch t := v.(type) {
+	case map[string]any:
+		return cloneMap(t)
+	case []any:
+		out := make([]any, len(t))
+		for i, e := range t {
+			out[i] = cloneValue(e)
+		}
+		return out
+	case []string:
+		return append([]string(nil), t...)
+	case map[string]string:
+		out := make(map[string]string, len(t))
+		for k, e := range t {
+			out[k] = e
+		}
+		return out
+	}
+	return v // strings, numbers, booleans and nil are immutable
 }
 
 func stringParam(p map[string]any, name string) (string, bool) {

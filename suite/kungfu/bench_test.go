@@ -18,14 +18,14 @@ func BenchmarkLoad(b *testing.B) {
 	}
 }
 
-// BenchmarkMemoryProfileRun measures one run of the Memory profile against
-// the in-process reference (compilation excluded).
-func BenchmarkMemoryProfileRun(b *testing.B) {
+// BenchmarkFullRun measures one run of every profile (Full) against the
+// in-process reference (compilation excluded).
+func BenchmarkFullRun(b *testing.B) {
 	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
 	if err != nil {
 		b.Fatal(err)
 	}
-	cfg := runner.Config{Target: kungfu.RunTarget{New: reference}, TargetName: "inproc", Profiles: []string{"memory"}}
+	cfg := runner.Config{Target: kungfu.RunTarget{New: reference}, TargetName: "inproc", Profiles: []string{"full"}}
 	for b.Loop() {
 		run, err := plan.Run(context.Background(), cfg)
 		if err != nil || run.Summary.Failed() {
