@@ -77,10 +77,12 @@ type Limits struct {
 	ActionsPerMinute int
 	// MaxContentBytes caps one Memory version's content.
 	MaxContentBytes int
+	// MembersPerThread caps a thread's live memberships.
+	MembersPerThread int
 }
 
-// DefaultLimits are the limits a new service has.
-var DefaultLimits = Limits{ActionsPerMinute: 120, MaxContentBytes: 64 << 10}
+// DefaultLimits are the limits a new service has. Zero turns a limit off.
+var DefaultLimits = Limits{ActionsPerMinute: 120, MaxContentBytes: 64 << 10, MembersPerThread: 50}
 
 // Service is the reference implementation. It is safe for concurrent use:
 // actions are serialised, which gives every race a legal serial order (L5).

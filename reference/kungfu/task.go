@@ -164,6 +164,9 @@ type taskState struct {
 	order    []string
 	engs     map[string]*taskEngagement
 	engOrder []string
+	// open indexes the engagements not yet terminal, compacted as they end,
+	// so deadlines and turns never scan every engagement ever made.
+	open []string
 }
 
 var taskActions = map[string]handler{
@@ -844,6 +847,7 @@ func (s *Service) applyTask(f Fact) error {
 			inputs: d.Inputs, state: engConfirmed, seq: f.Seq, at: f.At, deliveryDue: d.DeliveryDue,
 			history: []taskEvent{{event: "engaged", at: f.At}}}
 		ts.engOrder = append(ts.engOrder, f.Object)
+		ts.open = append(ts.open, f.Object)
 		t.engs = append(t.engs, f.Object)
 		return nil
 	}
@@ -901,10 +905,24 @@ func (s *Service) applyTask(f Fact) error {
 }
 
 // taskObligations lists the agent's open Deliver and Judge duties (§8).
+// openEngagements returns the engagements not yet terminal, in the order
+// they were made, dropping ended ones from the index (terminal is final).
+func (s *Service) openEngagements() []*taskEngagement {
+	kept := s.tasks.open[:0]
+	var out []*taskEngagement
+	for _, id := range s.tasks.open {
+		if e := s.tasks.engs[id]; e.open() {
+			kept = append(kept, id)
+			out = append(out, e)
+		}
+	}
+	s.tasks.open = kept
+	return out
+}
+
 func (s *Service) taskObligations(agentID string) []obligation {
 	var out []obligation
-	for _, id := range s.tasks.engOrder {
-		e := s.tasks.engs[id]
+	for _, e := range s.openEngagements() {
 		t := s.tasks.tasks[e.task]
 		switch {
 		case e.state == engConfirmed && e.agent == agentID:
@@ -951,8 +969,7 @@ func (s *Service) taskDeadlines(now time.Time) []Fact {
 	}
 	var dues []due
 	var facts []Fact
-	for _, id := range s.tasks.engOrder {
-		e := s.tasks.engs[id]
+	for _, e := range s.openEngagements() {
 		t := s.tasks.tasks[e.task]
 		switch {
 		case s.faults[FaultDeactivationCancels] && e.open() && !s.agents[t.author].active:

@@ -21,7 +21,6 @@ const (
 
 // Thread limits (L4): cheap, repeatable structure is bounded.
 const (
-	maxMembers      = 50
 	maxAsk          = 50
 	maxNoteRunes    = 1000
 	failedJoinLimit = 20
@@ -59,6 +58,11 @@ type threadState struct {
 	grants      map[string]*grant // by secret hash
 	assignments map[string]*assignment
 	failedJoins map[string][]time.Time // per agent; not a fact, an application limit
+	// Indexes derived with the state, so that no action or read scans every
+	// thread: the threads each agent is a member of, and the assignments
+	// not yet in a terminal state (compacted as they end).
+	memberOf map[string]map[string]bool
+	open     []string
 }
 
 type thread struct {
@@ -149,6 +153,7 @@ func (ts *threadState) init() {
 		ts.grants = map[string]*grant{}
 		ts.assignments = map[string]*assignment{}
 		ts.failedJoins = map[string][]time.Time{}
+		ts.memberOf = map[string]map[string]bool{}
 	}
 }
 
@@ -377,8 +382,8 @@ func (s *Service) join(req Request) ([]Fact, map[string]any, *Rejection) {
 	if t.closed {
 		return nil, nil, rejection(ReasonInvalidState, "stop", "the thread is closed")
 	}
-	if len(t.members) >= maxMembers {
-		return nil, nil, rejection(ReasonInvalidState, "stop", fmt.Sprintf("the thread already has %d members", maxMembers))
+	if max := s.limits.MembersPerThread; max > 0 && len(t.members) >= max {
+		return nil, nil, rejection(ReasonInvalidState, "stop", fmt.Sprintf("the thread already has %d members", max))
 	}
 	m := &membership{agent: req.Agent, role: g.role, admission: g.id, joinedAt: s.clock.Now()}
 	return []Fact{threadFact(FactMemberJoined, req.Agent, t.id, threadData{Admission: g.id, Role: g.role})}, joinReceipt(t, m), nil
@@ -712,6 +717,7 @@ func (s *Service) applyThread(f Fact) error {
 	if f.Kind == FactThreadCreated {
 		ts.byID[f.Object] = &thread{id: f.Object, subject: d.Subject, former: map[string]bool{},
 			members: map[string]*membership{f.Agent: {agent: f.Agent, role: RoleGovernor, joinedAt: f.At}}}
+		ts.join(f.Agent, f.Object)
 		return nil
 	}
 	t, ok := ts.byID[f.Object]
@@ -730,6 +736,7 @@ func (s *Service) applyThread(f Fact) error {
 		}
 	case FactMemberJoined:
 		t.members[f.Agent] = &membership{agent: f.Agent, role: d.Role, admission: d.Admission, joinedAt: f.At}
+		ts.join(f.Agent, t.id)
 		delete(t.former, f.Agent)
 		if s.faults[FaultRespondersWidened] { // planted: the newcomer owes every earlier entry
 			for _, e := range t.entries {
@@ -764,6 +771,7 @@ func (s *Service) applyThread(f Fact) error {
 		if a := d.Assign; a != nil {
 			e.assign = a.ID
 			t.assignments = append(t.assignments, a.ID)
+			ts.open = append(ts.open, a.ID)
 			ts.assignments[a.ID] = &assignment{id: a.ID, thread: t.id, entry: e.seq, creator: f.Agent, addressee: a.To,
 				criteria: a.Criteria, outputSchema: a.OutputSchema, deliverySecs: a.DeliverySecs, judgmentSecs: a.JudgmentSecs,
 				references: a.References, state: "open"}
@@ -816,6 +824,7 @@ func (s *Service) endMembership(t *thread, agentID, how string) {
 		}
 	}
 	delete(t.members, agentID)
+	delete(s.threads.memberOf[agentID], t.id)
 	t.former[agentID] = true
 }
 
@@ -823,16 +832,7 @@ func (s *Service) endMembership(t *thread, agentID, how string) {
 // any open thread it leaves without a governor, in the same fact (§4).
 func (s *Service) endMemberships(agentID, how string) {
 	s.threads.init()
-	ids := make([]string, 0, len(s.threads.byID))
-	for id := range s.threads.byID {
-		ids = append(ids, id)
-	}
-	sort.Strings(ids)
-	for _, id := range ids {
-		t := s.threads.byID[id]
-		if _, ok := t.members[agentID]; !ok {
-			continue
-		}
+	for _, t := range s.agentThreads(agentID) {
 		s.endMembership(t, agentID, how)
 		if !t.closed && s.governors(t) == 0 && !s.faults[FaultOrphanThreadStaysOpen] {
 			s.closeEffects(t)
@@ -866,10 +866,7 @@ func (s *Service) closeEffects(t *thread) {
 
 func (s *Service) threadObligations(agentID string) []obligation {
 	var out []obligation
-	for _, t := range s.sortedThreads() {
-		if _, member := t.members[agentID]; !member {
-			continue
-		}
+	for _, t := range s.agentThreads(agentID) {
 		for _, e := range t.entries {
 			if e.pending(agentID) != nil {
 				out = append(out, obligation{kind: "respond", seq: e.factSeq, since: e.at,
@@ -898,8 +895,8 @@ func (s *Service) threadObligations(agentID string) []obligation {
 
 func (s *Service) threadOpportunities(agentID string) []any {
 	var out []any
-	for _, t := range s.sortedThreads() {
-		if _, member := t.members[agentID]; !member || t.closed {
+	for _, t := range s.agentThreads(agentID) {
+		if t.closed {
 			continue
 		}
 		for _, id := range t.assignments {
@@ -911,9 +908,18 @@ func (s *Service) threadOpportunities(agentID string) []any {
 	return out
 }
 
-func (s *Service) sortedThreads() []*thread {
-	ids := make([]string, 0, len(s.threads.byID))
-	for id := range s.threads.byID {
+func (ts *threadState) join(agentID, threadID string) {
+	if ts.memberOf[agentID] == nil {
+		ts.memberOf[agentID] = map[string]bool{}
+	}
+	ts.memberOf[agentID][threadID] = true
+}
+
+// agentThreads returns the threads an agent is a current member of, oldest
+// first.
+func (s *Service) agentThreads(agentID string) []*thread {
+	ids := make([]string, 0, len(s.threads.memberOf[agentID]))
+	for id := range s.threads.memberOf[agentID] {
 		ids = append(ids, id)
 	}
 	sort.Slice(ids, func(i, j int) bool { return idNum(ids[i]) < idNum(ids[j]) })
@@ -921,6 +927,22 @@ func (s *Service) sortedThreads() []*thread {
 	for i, id := range ids {
 		out[i] = s.threads.byID[id]
 	}
+	return out
+}
+
+// openAssignments returns the assignments not yet terminal, in creation
+// order, dropping the ended ones from the index (terminal is final).
+func (s *Service) openAssignments() []*assignment {
+	ts := &s.threads
+	kept := ts.open[:0]
+	var out []*assignment
+	for _, id := range ts.open {
+		if a := ts.assignments[id]; !a.terminal() {
+			kept = append(kept, id)
+			out = append(out, a)
+		}
+	}
+	ts.open = kept
 	return out
 }
 
@@ -946,17 +968,14 @@ func (a *assignment) judgmentDue() time.Time {
 // undecided, never held against the taker.
 func (s *Service) threadDeadlines(now time.Time) []Fact {
 	var out []Fact
-	for _, t := range s.sortedThreads() {
-		for _, id := range t.assignments {
-			a := s.threads.assignments[id]
-			switch {
-			case a.state == "taken" && !now.Before(a.deliveryDue()) && !s.faults[FaultNoDeadlines]:
-				out = append(out, Fact{Kind: FactAssignmentTimedOut, Object: t.id, At: a.deliveryDue(),
-					Data: mustJSON(threadData{Assignment: a.id})})
-			case a.state == "delivered" && !now.Before(a.judgmentDue()) && !s.faults[FaultNoDeadlines]:
-				out = append(out, Fact{Kind: FactAssignmentUnjudged, Object: t.id, At: a.judgmentDue(),
-					Data: mustJSON(threadData{Assignment: a.id})})
-			}
+	for _, a := range s.openAssignments() {
+		switch {
+		case a.state == "taken" && !now.Before(a.deliveryDue()) && !s.faults[FaultNoDeadlines]:
+			out = append(out, Fact{Kind: FactAssignmentTimedOut, Object: a.thread, At: a.deliveryDue(),
+				Data: mustJSON(threadData{Assignment: a.id})})
+		case a.state == "delivered" && !now.Before(a.judgmentDue()) && !s.faults[FaultNoDeadlines]:
+			out = append(out, Fact{Kind: FactAssignmentUnjudged, Object: a.thread, At: a.judgmentDue(),
+				Data: mustJSON(threadData{Assignment: a.id})})
 		}
 	}
 	return out

@@ -226,9 +226,9 @@ func (s *Service) listThreads(agentID string, params map[string]any) Response {
 	}
 	items := []any{}
 	next := ""
-	for _, t := range s.sortedThreads() {
-		m, ok := t.members[agentID]
-		if !ok || idNum(t.id) <= after {
+	for _, t := range s.agentThreads(agentID) {
+		m := t.members[agentID]
+		if idNum(t.id) <= after {
 			continue
 		}
 		if len(items) == limit {
