@@ -1193,7 +1193,11 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 	if rej != nil {
 		return Response{Rejection: rej}
 	}
-	items := []any{}
+	limit, start, rej := taskPage(params)
+	if rej != nil {
+		return Response{Rejection: rej}
+	}
+	items, next, matched := []any{}, "", 0
 	for _, id := range t.engs {
 		e := s.tasks.engs[id]
 		if e.state != engAdopted {
@@ -1203,8 +1207,16 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 		if c.AdoptedReaders != "audience" && !s.taskParty(agentID, t, e) {
 			continue
 		}
+		matched++
+		if matched <= start {
+			continue
+		}
+		if len(items) == limit {
+			next = fmt.Sprint(start + limit)
+			break
+		}
 		items = append(items, map[string]any{"engagement": e.id, "contract_version": s.boundVersion(t, e),
 			"delivery": s.taskDeliveryView(e)})
 	}
-	return Response{Result: map[string]any{"task": t.id, "items": items}}
+	return Response{Result: map[string]any{"task": t.id, "items": items, "next_cursor": next}}
 }
