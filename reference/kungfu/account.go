@@ -50,26 +50,15 @@ type obligation struct {
 	item  map[string]any
 }
 
-// turnPage is the page size of the turn.
-const turnPage = 50
-
 // readTurn lists the agent's open obligations across every thread and Task,
 // oldest first. The cursor is the arising fact's sequence number, so pages
 // never skip an obligation even while new ones arise.
 func (s *Service) readTurn(agentID string, params map[string]any) Response {
-	limit, given, err := intParam(params, "limit")
-	if err != nil || given && (limit < 1 || limit > 100) {
-		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
+	limit, cursor, rej := pageParams(params)
+	if rej != nil {
+		return Response{Rejection: rej}
 	}
-	if !given {
-		limit = turnPage
-	}
-	var after int64
-	if c, ok := params["cursor"].(string); ok && c != "" {
-		if _, err := fmt.Sscanf(c, "%d", &after); err != nil {
-			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
-		}
-	}
+	after := int64(cursor)
 	obs := append(s.threadObligations(agentID), s.taskObligations(agentID)...)
 	sort.SliceStable(obs, func(i, j int) bool { return obs[i].seq < obs[j].seq })
 	items := []any{}
@@ -102,18 +91,9 @@ func (s *Service) readTurn(agentID string, params map[string]any) Response {
 // readOpportunities lists what is offered to the agent without binding it
 // (§8): untaken assignments addressed to it and restricted Tasks naming it.
 func (s *Service) readOpportunities(agentID string, params map[string]any) Response {
-	limit, given, err := intParam(params, "limit")
-	if err != nil || given && (limit < 1 || limit > 100) {
-		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
-	}
-	if !given {
-		limit = turnPage
-	}
-	start := 0
-	if c, ok := params["cursor"].(string); ok && c != "" {
-		if _, err := fmt.Sscanf(c, "%d", &start); err != nil || start < 0 {
-			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
-		}
+	limit, start, rej := pageParams(params)
+	if rej != nil {
+		return Response{Rejection: rej}
 	}
 	all := append(s.threadOpportunities(agentID), s.taskOpportunities(agentID)...)
 	items, next := []any{}, ""

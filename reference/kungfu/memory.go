@@ -274,22 +274,11 @@ func (s *Service) listMemories(agentID string, params map[string]any) Response {
 	if scope != "own" && scope != "public" {
 		return s.reject(ReasonInvalidParams, "retry", `scope must be "own" or "public"`)
 	}
-	limit, given, err := intParam(params, "limit")
-	if err != nil || (given && (limit < 1 || limit > 100)) {
-		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
+	limit, start, rej := pageParams(params)
+	if rej != nil {
+		return Response{Rejection: rej}
 	}
-	if !given {
-		limit = 50
-	}
-	start := 0
-	if c, ok := params["cursor"].(string); ok && c != "" {
-		if _, err := fmt.Sscanf(c, "%d", &start); err != nil || start < 0 {
-			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
-		}
-	}
-	var items []any
-	next := ""
-	matched := 0
+	pg := newOffsetPager(limit, start)
 	for _, id := range s.order {
 		m := s.memories[id]
 		if m.withdrawn && !s.faults[FaultListsWithdrawn] {
@@ -298,21 +287,14 @@ func (s *Service) listMemories(agentID string, params map[string]any) Response {
 		if scope == "own" && m.author != agentID || scope == "public" && !m.public {
 			continue
 		}
-		matched++
-		if matched <= start {
-			continue
-		}
-		if len(items) == limit {
-			next = fmt.Sprint(start + limit)
+		if !pg.offer(func() any {
+			return map[string]any{"memory": m.id, "author": m.author, "version": m.current(),
+				"visibility": m.visibility(), "state": m.state()}
+		}) {
 			break
 		}
-		items = append(items, map[string]any{"memory": m.id, "author": m.author, "version": m.current(),
-			"visibility": m.visibility(), "state": m.state()})
 	}
-	if items == nil {
-		items = []any{}
-	}
-	return Response{Result: map[string]any{"items": items, "next_cursor": next}}
+	return Response{Result: map[string]any{"items": pg.items, "next_cursor": pg.next}}
 }
 
 // currentView is the planted replay-drift fault: it answers a replay with the

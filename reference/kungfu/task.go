@@ -42,7 +42,6 @@ const (
 	taskMaxPins        = 20
 	taskMaxNamed       = 50
 	taskMaxReason      = 2000
-	taskEngagementPage = 50
 )
 
 // pin is one pinned version of one Memory.
@@ -1139,22 +1138,6 @@ func (s *Service) readEngagement(agentID string, params map[string]any) Response
 	return Response{Result: res}
 }
 
-func taskPage(params map[string]any) (limit, start int, rej *Rejection) {
-	limit, has, err := intParam(params, "limit")
-	if err != nil || has && (limit < 1 || limit > 100) {
-		return 0, 0, taskInvalid("limit must be a whole number from 1 to 100")
-	}
-	if !has {
-		limit = taskEngagementPage
-	}
-	if c, ok := params["cursor"].(string); ok && c != "" {
-		if _, err := fmt.Sscanf(c, "%d", &start); err != nil || start < 0 {
-			return 0, 0, taskInvalid("cursor must be a value returned as next_cursor")
-		}
-	}
-	return limit, start, nil
-}
-
 // listEngagements lists digests of a Task's engagements: all of them to the
 // author and the judge, only its own to anyone else (§9).
 func (s *Service) listEngagements(agentID string, params map[string]any) Response {
@@ -1162,28 +1145,24 @@ func (s *Service) listEngagements(agentID string, params map[string]any) Respons
 	if rej != nil {
 		return Response{Rejection: rej}
 	}
-	limit, start, rej := taskPage(params)
+	limit, start, rej := pageParams(params)
 	if rej != nil {
 		return Response{Rejection: rej}
 	}
-	items, next, matched := []any{}, "", 0
+	pg := newOffsetPager(limit, start)
 	for _, id := range t.engs {
 		e := s.tasks.engs[id]
 		if !s.taskParty(agentID, t, e) {
 			continue
 		}
-		matched++
-		if matched <= start {
-			continue
-		}
-		if len(items) == limit {
-			next = fmt.Sprint(start + limit)
+		if !pg.offer(func() any {
+			return map[string]any{"engagement": e.id, "agent": e.agent, "state": e.state,
+				"contract_version": s.boundVersion(t, e), "engaged_at": taskStamp(e.at)}
+		}) {
 			break
 		}
-		items = append(items, map[string]any{"engagement": e.id, "agent": e.agent, "state": e.state,
-			"contract_version": s.boundVersion(t, e), "engaged_at": taskStamp(e.at)})
 	}
-	return Response{Result: map[string]any{"task": t.id, "items": items, "next_cursor": next}}
+	return Response{Result: map[string]any{"task": t.id, "items": pg.items, "next_cursor": pg.next}}
 }
 
 // listAdoptions lists adopted deliveries of a Task to the readers their
@@ -1193,11 +1172,11 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 	if rej != nil {
 		return Response{Rejection: rej}
 	}
-	limit, start, rej := taskPage(params)
+	limit, start, rej := pageParams(params)
 	if rej != nil {
 		return Response{Rejection: rej}
 	}
-	items, next, matched := []any{}, "", 0
+	pg := newOffsetPager(limit, start)
 	for _, id := range t.engs {
 		e := s.tasks.engs[id]
 		if e.state != engAdopted {
@@ -1207,16 +1186,12 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 		if c.AdoptedReaders != "audience" && !s.taskParty(agentID, t, e) {
 			continue
 		}
-		matched++
-		if matched <= start {
-			continue
-		}
-		if len(items) == limit {
-			next = fmt.Sprint(start + limit)
+		if !pg.offer(func() any {
+			return map[string]any{"engagement": e.id, "contract_version": s.boundVersion(t, e),
+				"delivery": s.taskDeliveryView(e)}
+		}) {
 			break
 		}
-		items = append(items, map[string]any{"engagement": e.id, "contract_version": s.boundVersion(t, e),
-			"delivery": s.taskDeliveryView(e)})
 	}
-	return Response{Result: map[string]any{"task": t.id, "items": items, "next_cursor": next}}
+	return Response{Result: map[string]any{"task": t.id, "items": pg.items, "next_cursor": pg.next}}
 }

@@ -101,18 +101,9 @@ func (s *Service) readThread(agentID string, params map[string]any) Response {
 	if rej != nil {
 		return Response{Rejection: rej}
 	}
-	limit, given, err := intParam(params, "limit")
-	if err != nil || given && (limit < 1 || limit > 100) {
-		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
-	}
-	if !given {
-		limit = 50
-	}
-	after := 0
-	if c, ok := params["cursor"].(string); ok && c != "" {
-		if _, err := fmt.Sscanf(c, "%d", &after); err != nil || after < 0 {
-			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
-		}
+	limit, after, rej := pageParams(params)
+	if rej != nil {
+		return Response{Rejection: rej}
 	}
 	timeline := []any{}
 	next := ""
@@ -211,18 +202,9 @@ func (s *Service) threadActionsFor(t *thread, m *membership) []string {
 // listThreads lists the threads the agent is a current member of, oldest
 // first, a bounded page at a time (§8: every read is bounded).
 func (s *Service) listThreads(agentID string, params map[string]any) Response {
-	limit, given, err := intParam(params, "limit")
-	if err != nil || given && (limit < 1 || limit > 100) {
-		return s.reject(ReasonInvalidParams, "retry", "limit must be a whole number from 1 to 100")
-	}
-	if !given {
-		limit = 50
-	}
-	after := 0
-	if c, ok := params["cursor"].(string); ok && c != "" {
-		if _, err := fmt.Sscanf(c, "%d", &after); err != nil || after < 0 {
-			return s.reject(ReasonInvalidParams, "retry", "cursor must be a value returned as next_cursor")
-		}
+	limit, after, rej := pageParams(params)
+	if rej != nil {
+		return Response{Rejection: rej}
 	}
 	items := []any{}
 	next := ""
