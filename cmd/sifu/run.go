@@ -24,6 +24,7 @@ type runFlags struct {
 	tags        string
 	rules       []string
 	out         string
+	declare     string
 	timeout     time.Duration
 	concurrency int
 	quiet       bool
@@ -56,7 +57,8 @@ selected.`,
 	fl.StringVar(&f.target, "target", "inproc", "implementation to check")
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@replay && ~@slow" or "@KF-5-04,@KF-5-05"`)
 	fl.StringSliceVar(&f.rules, "rule", nil, "only checks evidencing these rule IDs (repeatable)")
-	fl.StringVar(&f.out, "out", "", "directory for results.json and junit.xml")
+	fl.StringVar(&f.out, "out", "", "directory for results.json, junit.xml and transcript.jsonl")
+	fl.StringVar(&f.declare, "declare", "", "directory for a conformance statement (conformance.json, conformance.md) with its evidence")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
@@ -108,6 +110,17 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote results.json, junit.xml and transcript.jsonl in %s\n", f.out)
+	}
+	if f.declare != "" {
+		d, err := declare(f.declare, plan, entry.suite, run)
+		if err != nil {
+			return err
+		}
+		statement := "complete"
+		if d.Partial {
+			statement = fmt.Sprintf("partial, %d unmet rule(s)", len(d.Unmet))
+		}
+		fmt.Fprintf(stdout, "declared %s conformance (profiles claimed: %v) in %s/conformance.md\n", statement, d.Claimed, f.declare)
 	}
 	if run.Summary.Failed() {
 		return &failedError{msg: fmt.Sprintf("%s does not conform: %s", f.target, summaryLine(run.Summary))}
