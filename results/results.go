@@ -27,18 +27,19 @@ type Target struct {
 
 // Run is the outcome of one `sifu run`.
 type Run struct {
-	Harness    Harness         `json:"harness"`
-	Suite      string          `json:"suite"`
-	Spec       string          `json:"spec"`
-	Target     Target          `json:"target"`
-	Profiles   []string        `json:"profiles"`
-	Selection  Selection       `json:"selection"`
-	StartedAt  string          `json:"started_at"`
-	DurationMS int64           `json:"duration_ms"`
-	Summary    Summary         `json:"summary"`
-	Tests      []Test          `json:"tests"`
-	Transcript *TranscriptFile `json:"transcript,omitempty"`
-	Rules      []Rule          `json:"rules"`
+	Harness      Harness         `json:"harness"`
+	Suite        string          `json:"suite"`
+	Spec         string          `json:"spec"`
+	Target       Target          `json:"target"`
+	Profiles     []string        `json:"profiles"`
+	Selection    Selection       `json:"selection"`
+	StartedAt    string          `json:"started_at"`
+	DurationMS   int64           `json:"duration_ms"`
+	Summary      Summary         `json:"summary"`
+	Tests        []Test          `json:"tests"`
+	Transcript   *TranscriptFile `json:"transcript,omitempty"`
+	Expectations *Expectations   `json:"expectations,omitempty"`
+	Rules        []Rule          `json:"rules"`
 }
 
 // Selection records how checks were chosen, so a run can be reproduced.
@@ -56,6 +57,11 @@ type Summary struct {
 	Untestable    int `json:"untestable"`
 	Timeout       int `json:"timeout"`
 	HarnessError  int `json:"harness_error"`
+	// ExpectedFail counts the checks above that did not pass but that the
+	// implementer's expectations file lists; Stale counts its entries whose
+	// checks all pass now.
+	ExpectedFail int `json:"expected_fail"`
+	Stale        int `json:"stale"`
 }
 
 // Add counts one status.
@@ -81,7 +87,7 @@ func (s *Summary) Add(st engine.Status) {
 // Failed reports whether the run must not be taken as conformant: any check
 // failed, timed out, broke the harness or could not be tested.
 func (s Summary) Failed() bool {
-	return s.Fail+s.Untestable+s.Timeout+s.HarnessError > 0
+	return s.Fail+s.Untestable+s.Timeout+s.HarnessError-s.ExpectedFail > 0 || s.Stale > 0
 }
 
 // Test is the verdict of one check.
@@ -100,6 +106,24 @@ type Test struct {
 	// and keep only the line range here.
 	Transcript []engine.Exchange `json:"-"`
 	Lines      *LineRange        `json:"transcript,omitempty"`
+	// Expected is set when the check did not pass and the implementer's
+	// expectations file lists it (or one of its rules).
+	Expected *Expected `json:"expected,omitempty"`
+}
+
+// Expected is the expectations entry that covers a check.
+type Expected struct {
+	Entry  string `json:"entry"`
+	Reason string `json:"reason"`
+	Link   string `json:"link,omitempty"`
+}
+
+// Expectations records the expectations file a run applied.
+type Expectations struct {
+	File    string     `json:"file"`
+	SHA256  string     `json:"sha256"`
+	Entries []Expected `json:"entries"`
+	Stale   []Expected `json:"stale"`
 }
 
 // LineRange locates a test's exchanges in transcript.jsonl (1-based, inclusive).

@@ -19,7 +19,9 @@ func sources(s runner.Suite) declaration.Sources {
 }
 
 // declare writes the run's evidence and its conformance statement into dir.
-func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run) (*declaration.Declaration, error) {
+// A copy of the expectations file (expectRaw, if any) is kept beside the
+// statement, so that verify can check its hash.
+func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run, expectRaw []byte) (*declaration.Declaration, error) {
 	if err := results.WriteDir(dir, run); err != nil {
 		return nil, err
 	}
@@ -27,7 +29,18 @@ func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run
 	if err != nil {
 		return nil, err
 	}
-	d, err := declaration.Build(plan.Catalogue, sources(suite), run, raw, nil, nil, time.Now())
+	var deviations []declaration.Deviation
+	var expectations *declaration.Digest
+	if ex := run.Expectations; ex != nil {
+		if err := os.WriteFile(filepath.Join(dir, "sifu.expect.yaml"), expectRaw, 0o644); err != nil {
+			return nil, err
+		}
+		expectations = &declaration.Digest{Path: "sifu.expect.yaml", SHA256: declaration.Sum(expectRaw)}
+		for _, e := range ex.Entries {
+			deviations = append(deviations, declaration.Deviation{ID: e.Entry, Reason: e.Reason, Link: e.Link})
+		}
+	}
+	d, err := declaration.Build(plan.Catalogue, sources(suite), run, raw, deviations, expectations, time.Now())
 	if err != nil {
 		return nil, err
 	}

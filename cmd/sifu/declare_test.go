@@ -31,7 +31,7 @@ func declareRun(t *testing.T, opts ...ref.Option) (string, *results.Run, *runner
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := declare(dir, plan, kungfu.Suite, run); err != nil {
+	if _, err := declare(dir, plan, kungfu.Suite, run, nil); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, "conformance.json"), run, plan

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/expect"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
@@ -25,6 +26,7 @@ type runFlags struct {
 	rules       []string
 	out         string
 	declare     string
+	expect      string
 	timeout     time.Duration
 	concurrency int
 	quiet       bool
@@ -58,6 +60,7 @@ selected.`,
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@replay && ~@slow" or "@KF-5-04,@KF-5-05"`)
 	fl.StringSliceVar(&f.rules, "rule", nil, "only checks evidencing these rule IDs (repeatable)")
 	fl.StringVar(&f.out, "out", "", "directory for results.json, junit.xml and transcript.jsonl")
+	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
 	fl.StringVar(&f.declare, "declare", "", "directory for a conformance statement (conformance.json, conformance.md) with its evidence")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
@@ -100,9 +103,25 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if !f.quiet {
 		cfg.Progress = stdout
 	}
+	var expectations *expect.File
+	var expectRaw []byte
+	if f.expect != "" {
+		if expectations, expectRaw, err = expect.Load(f.expect); err != nil {
+			return &runner.UsageError{Msg: err.Error()}
+		}
+	}
 	run, err := plan.Run(ctx, cfg)
 	if err != nil {
 		return err
+	}
+	if expectations != nil {
+		ids := make([]string, len(plan.Checks))
+		for i, c := range plan.Checks {
+			ids[i] = c.ID
+		}
+		if err := expect.Apply(expectations, expectRaw, f.expect, run, plan.Catalogue, ids); err != nil {
+			return &runner.UsageError{Msg: err.Error()}
+		}
 	}
 	printSummary(stdout, run)
 	if f.out != "" {
@@ -112,7 +131,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		fmt.Fprintf(stdout, "wrote results.json, junit.xml and transcript.jsonl in %s\n", f.out)
 	}
 	if f.declare != "" {
-		d, err := declare(f.declare, plan, entry.suite, run)
+		d, err := declare(f.declare, plan, entry.suite, run, expectRaw)
 		if err != nil {
 			return err
 		}
@@ -144,7 +163,14 @@ func printSummary(w io.Writer, run *results.Run) {
 		}
 	}
 	for _, t := range problems {
-		fmt.Fprintf(w, "\n%s %s\n  source: %s\n  rules:  %s\n", strings.ToUpper(string(t.Status)), t.ID, t.Source, strings.Join(t.Rules, " "))
+		label := strings.ToUpper(string(t.Status))
+		if t.Expected != nil {
+			label = "EXPECTED " + label
+		}
+		fmt.Fprintf(w, "\n%s %s\n  source: %s\n  rules:  %s\n", label, t.ID, t.Source, strings.Join(t.Rules, " "))
+		if t.Expected != nil {
+			fmt.Fprintf(w, "  expected by %s: %s\n", t.Expected.Entry, t.Expected.Reason)
+		}
 		if t.Message != "" {
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(t.Message, "\n", "\n  "))
 		}
@@ -157,6 +183,15 @@ func printSummary(w io.Writer, run *results.Run) {
 	fmt.Fprintf(w, "rules:  %d in scope (%s)\n", len(run.Rules), countLine(ruleCount,
 		results.RulePass, results.RuleFail, results.RuleWarn, results.RuleNotEvidenced, results.RuleNotApplicable, results.RuleNotBlackBox,
 		string(engine.Untestable), string(engine.Timeout), string(engine.HarnessError)))
+	if ex := run.Expectations; ex != nil {
+		fmt.Fprintf(w, "expectations: %s, %d entries, %d expected failure(s), %d stale\n", ex.File, len(ex.Entries), run.Summary.ExpectedFail, len(ex.Stale))
+		for _, e := range ex.Entries {
+			fmt.Fprintf(w, "  excluded %s: %s\n", e.Entry, e.Reason)
+		}
+		for _, e := range ex.Stale {
+			fmt.Fprintf(w, "  STALE %s: its checks pass now; remove the entry\n", e.Entry)
+		}
+	}
 	if run.Summary.Failed() {
 		fmt.Fprintln(w, "result: FAIL")
 	} else {
