@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"hash/fnv"
 	"io/fs"
 	"maps"
 	"runtime"
@@ -148,6 +149,12 @@ type Config struct {
 	Progress    io.Writer     // one line per finished check; nil for silence
 	Harness     results.Harness
 	Now         func() time.Time
+	// Shard, when Count > 1, keeps only the checks of shard Index (1-based)
+	// of Count; the split depends on check IDs only, so it is the same on
+	// every machine.
+	Shard Shard
+	// Only, when set, keeps only the checks with these IDs (a rerun).
+	Only []string
 }
 
 // Selected is a check chosen for a run, with the verdict it gets without
@@ -164,26 +171,11 @@ type Selected struct {
 // profiles are the profiles checked; claimed are those the target offers,
 // whose actions may be used to observe rules of the checked profiles.
 func (p *Plan) Select(profiles, claimed []string, tags string, rules []string, controls []string) ([]Selected, Scope, error) {
-	var sc Scope
-	if len(profiles) == 0 {
-		return nil, sc, usagef("no profile to check: the target claims none; pass --profile (one of %v)", p.Catalogue.ProfileNames())
-	}
-	closure, err := p.Catalogue.Closure(profiles)
+	sc, err := p.scope(profiles, claimed)
 	if err != nil {
-		return nil, sc, &UsageError{Msg: err.Error()}
+		return nil, sc, err
 	}
-	known := map[string]bool{}
-	for _, n := range p.Catalogue.ProfileNames() {
-		known[n] = true
-	}
-	offered := append([]string{}, profiles...)
-	for _, c := range claimed {
-		if known[c] {
-			offered = append(offered, c)
-		}
-	}
-	available, _ := p.Catalogue.Closure(offered)
-	sc = Scope{Checked: closure, Available: available}
+	closure, available := sc.Checked, sc.Available
 	if tags != "" {
 		if msg := ValidTagExpr(tags); msg != "" {
 			return nil, sc, usagef("--tags %q: %s", tags, msg)
@@ -259,6 +251,42 @@ func (p *Plan) Select(profiles, claimed []string, tags string, rules []string, c
 	return out, sc, nil
 }
 
+// scope computes what a run checks and may use to observe.
+func (p *Plan) scope(profiles, claimed []string) (Scope, error) {
+	if len(profiles) == 0 {
+		return Scope{}, usagef("no profile to check: the target claims none; pass --profile (one of %v)", p.Catalogue.ProfileNames())
+	}
+	closure, err := p.Catalogue.Closure(profiles)
+	if err != nil {
+		return Scope{}, &UsageError{Msg: err.Error()}
+	}
+	offered := append([]string{}, profiles...)
+	for _, c := range claimed {
+		if slices.Contains(p.Catalogue.ProfileNames(), c) {
+			offered = append(offered, c)
+		}
+	}
+	available, _ := p.Catalogue.Closure(offered)
+	return Scope{Checked: closure, Available: available}, nil
+}
+
+// Fold recomputes a run's summary and rule verdicts from its tests, for
+// example after merging the results of shards.
+func (p *Plan) Fold(run *results.Run) error {
+	sc, err := p.scope(run.Profiles, run.Target.Profiles)
+	if err != nil {
+		return err
+	}
+	sort.Slice(run.Tests, func(i, j int) bool { return run.Tests[i].ID < run.Tests[j].ID })
+	run.Summary = results.Summary{}
+	for _, t := range run.Tests {
+		run.Summary.Add(t.Status)
+	}
+	sel := run.Selection
+	run.Rules = p.ruleVerdicts(run.Tests, sc, sel.Tags != "" || len(sel.Rules) > 0, sel.Rules)
+	return nil
+}
+
 // Scope is what a run checks (the closure of its profiles) and what it may
 // use to observe (that plus the closure of the target's claimed profiles).
 type Scope struct {
@@ -293,6 +321,9 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	}
 	selected, scope, err := p.Select(profiles, desc.Profiles, cfg.Tags, cfg.Rules, desc.Controls)
 	if err != nil {
+		return nil, err
+	}
+	if selected, err = narrow(selected, cfg.Shard, cfg.Only); err != nil {
 		return nil, err
 	}
 	timeout := cfg.Timeout
@@ -388,6 +419,44 @@ func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout 
 	t.Status, t.Message, t.Step, t.Transcript = v.Status, v.Message, v.Step, v.Transcript
 	t.DurationMS = time.Since(start).Milliseconds()
 	return t
+}
+
+// Shard names one part of a deterministic split of the checks.
+type Shard struct{ Index, Count int }
+
+// ParseShard reads "i/n".
+func ParseShard(s string) (Shard, error) {
+	var sh Shard
+	if _, err := fmt.Sscanf(s, "%d/%d", &sh.Index, &sh.Count); err != nil || sh.Count < 1 || sh.Index < 1 || sh.Index > sh.Count {
+		return Shard{}, usagef("--shard %q: write i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
+	}
+	return sh, nil
+}
+
+// Holds reports whether a check belongs to the shard.
+func (sh Shard) Holds(id string) bool {
+	if sh.Count <= 1 {
+		return true
+	}
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return int(h.Sum32()%uint32(sh.Count)) == sh.Index-1
+}
+
+func narrow(selected []Selected, sh Shard, only []string) ([]Selected, error) {
+	if sh.Count <= 1 && len(only) == 0 {
+		return selected, nil
+	}
+	var out []Selected
+	for _, s := range selected {
+		if sh.Holds(s.Check.ID) && (len(only) == 0 || slices.Contains(only, s.Check.ID)) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("no check selected after sharding (%d/%d) and rerun filters (%d ids)", sh.Index, sh.Count, len(only))
+	}
+	return out, nil
 }
 
 // SharedTarget is implemented by targets whose state every check shares (a

@@ -63,3 +63,33 @@ func TestRunWritesResults(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestShardsMergeIntoTheWholeRun: two shards merged give the same checks and
+// statuses as one run, and a declaration that verifies; a rerun of a
+// passing run has nothing to do; diff of identical runs finds nothing.
+func TestShardsMergeIntoTheWholeRun(t *testing.T) {
+	dir := t.TempDir()
+	p := func(parts ...string) string { return filepath.Join(append([]string{dir}, parts...)...) }
+	for _, args := range [][]string{
+		{"run", "-q", "--shard", "1/2", "--out", p("s1")},
+		{"run", "-q", "--shard", "2/2", "--out", p("s2")},
+		{"run", "-q", "--out", p("all")},
+		{"merge", "--out", p("merged"), p("s1", "results.json"), p("s2", "results.json")},
+		{"verify", p("merged", "conformance.json")},
+		{"diff", p("all", "results.json"), p("merged", "results.json")},
+		{"run", "-q", "--rerun-failed", p("all", "results.json")},
+	} {
+		if code := run(args); code != exitOK {
+			t.Fatalf("sifu %v: exit %d", args, code)
+		}
+	}
+	for _, args := range [][]string{
+		{"merge", "--out", p("twice"), p("s1", "results.json"), p("s1", "results.json")},
+		{"run", "--shard", "3/2"},
+		{"diff", p("all", "results.json"), p("missing.json")},
+	} {
+		if code := run(args); code != exitUsage {
+			t.Errorf("sifu %v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/declaration"
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/expect"
 	"github.com/sifu-dev/sifu/results"
@@ -27,6 +28,8 @@ type runFlags struct {
 	out         string
 	declare     string
 	expect      string
+	shard       string
+	rerun       string
 	timeout     time.Duration
 	concurrency int
 	quiet       bool
@@ -60,6 +63,8 @@ selected.`,
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@replay && ~@slow" or "@KF-5-04,@KF-5-05"`)
 	fl.StringSliceVar(&f.rules, "rule", nil, "only checks evidencing these rule IDs (repeatable)")
 	fl.StringVar(&f.out, "out", "", "directory for results.json, junit.xml and transcript.jsonl")
+	fl.StringVar(&f.shard, "shard", "", "run only shard i of n, e.g. 2/4 (combine with sifu merge)")
+	fl.StringVar(&f.rerun, "rerun-failed", "", "run only the checks that did not pass in this results.json")
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
 	fl.StringVar(&f.declare, "declare", "", "directory for a conformance statement (conformance.json, conformance.md) with its evidence")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
@@ -96,7 +101,29 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if err != nil {
 		return err
 	}
-	cfg := runner.Config{
+	var shard runner.Shard
+	if f.shard != "" {
+		if shard, err = runner.ParseShard(f.shard); err != nil {
+			return err
+		}
+	}
+	var only []string
+	if f.rerun != "" {
+		prev, _, err := declaration.ReadResults(f.rerun)
+		if err != nil {
+			return &runner.UsageError{Msg: "--rerun-failed: " + err.Error()}
+		}
+		for _, t := range prev.Tests {
+			if t.Status != engine.Pass && t.Status != engine.NotApplicable {
+				only = append(only, t.ID)
+			}
+		}
+		if len(only) == 0 {
+			fmt.Fprintf(stdout, "nothing to rerun: every check in %s passed\n", f.rerun)
+			return nil
+		}
+	}
+	cfg := runner.Config{Shard: shard, Only: only,
 		Target: target, TargetName: f.target, Profiles: f.profiles, Tags: f.tags, Rules: f.rules,
 		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(),
 	}

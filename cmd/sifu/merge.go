@@ -1,0 +1,141 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/declaration"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
+)
+
+func newMergeCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "merge --out DIR shard1/results.json shard2/results.json …",
+		Short: "Combine the results of shards into one results.json, transcript and declaration",
+		Args:  cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if out == "" {
+				return &runner.UsageError{Msg: "merge needs --out DIR"}
+			}
+			merged, err := mergeRuns(args)
+			if err != nil {
+				return &runner.UsageError{Msg: err.Error()}
+			}
+			entry, err := lookupSuite(merged.Suite)
+			if err != nil {
+				return err
+			}
+			plan, err := runner.Load(sifu.Assets, entry.suite)
+			if err != nil {
+				return err
+			}
+			if err := plan.Fold(merged); err != nil {
+				return err
+			}
+			d, err := declare(out, plan, entry.suite, merged, nil)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "merged %d result files: %d checks (%s); profiles claimed %v; wrote %s\n",
+				len(args), len(merged.Tests), summaryLine(merged.Summary), d.Claimed, out)
+			if merged.Summary.Failed() {
+				return &failedError{msg: "the merged run does not conform"}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "directory for the merged results and declaration")
+	return cmd
+}
+
+// mergeRuns reads shard results, checks that they belong together, and
+// joins their tests with their transcript exchanges.
+func mergeRuns(paths []string) (*results.Run, error) {
+	var merged *results.Run
+	seen := map[string]string{}
+	for _, p := range paths {
+		run, _, err := declaration.ReadResults(p)
+		if err != nil {
+			return nil, err
+		}
+		if err := loadTranscript(p, run); err != nil {
+			return nil, err
+		}
+		tests := run.Tests
+		if merged == nil {
+			merged = run
+			merged.Tests = nil
+		} else {
+			for field, same := range map[string]bool{
+				"/suite":           run.Suite == merged.Suite,
+				"/harness/version": run.Harness.Version == merged.Harness.Version,
+				"/target/name":     run.Target.Name == merged.Target.Name,
+				"/profiles":        slices.Equal(run.Profiles, merged.Profiles),
+			} {
+				if !same {
+					return nil, fmt.Errorf("%s: %s differs from the first file's; only shards of one run can be merged", p, field)
+				}
+			}
+			merged.DurationMS = max(merged.DurationMS, run.DurationMS)
+		}
+		for _, t := range tests {
+			if prev, dup := seen[t.ID]; dup {
+				return nil, fmt.Errorf("%s: check %s is also in %s; shards must not overlap", p, t.ID, prev)
+			}
+			seen[t.ID] = p
+			merged.Tests = append(merged.Tests, t)
+		}
+	}
+	merged.Transcript, merged.Expectations = nil, nil
+	return merged, nil
+}
+
+// loadTranscript reads the exchanges of each test back from the
+// transcript.jsonl beside a results file.
+func loadTranscript(resultsPath string, run *results.Run) error {
+	if run.Transcript == nil {
+		return nil
+	}
+	path := filepath.Join(filepath.Dir(resultsPath), run.Transcript.File)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if declaration.Sum(raw) != run.Transcript.SHA256 {
+		return fmt.Errorf("%s does not match /transcript/sha256 of %s", path, resultsPath)
+	}
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		lines = append(lines, append([]byte(nil), sc.Bytes()...))
+	}
+	for i := range run.Tests {
+		t := &run.Tests[i]
+		if t.Lines == nil {
+			continue
+		}
+		if t.Lines.From < 1 || t.Lines.To > len(lines) || t.Lines.From > t.Lines.To {
+			return fmt.Errorf("%s: /tests/%d/transcript lines %d–%d are outside %s", resultsPath, i, t.Lines.From, t.Lines.To, path)
+		}
+		for _, l := range lines[t.Lines.From-1 : t.Lines.To] {
+			var ex engine.Exchange
+			if err := json.Unmarshal(l, &ex); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			t.Transcript = append(t.Transcript, ex)
+		}
+	}
+	return nil
+}
