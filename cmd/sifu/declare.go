@@ -25,6 +25,9 @@ func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run
 	if err := results.WriteDir(dir, run); err != nil {
 		return nil, err
 	}
+	if err := writeCucumber(dir, run, plan); err != nil {
+		return nil, err
+	}
 	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
 	if err != nil {
 		return nil, err

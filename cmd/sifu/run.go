@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -155,7 +157,10 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		if err := results.WriteDir(f.out, run); err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "wrote results.json, junit.xml and transcript.jsonl in %s\n", f.out)
+		if err := writeCucumber(f.out, run, plan); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "wrote results.json, junit.xml, cucumber.json and transcript.jsonl in %s\n", f.out)
 	}
 	if f.declare != "" {
 		d, err := declare(f.declare, plan, entry.suite, run, expectRaw)
@@ -234,4 +239,16 @@ func countLine(m map[string]int, order ...string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+func writeCucumber(dir string, run *results.Run, plan *runner.Plan) error {
+	f, err := os.Create(filepath.Join(dir, "cucumber.json"))
+	if err != nil {
+		return err
+	}
+	if err := results.WriteCucumber(f, run, plan.Checks); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
