@@ -59,9 +59,9 @@ func TestExpectedFailuresAndStaleEntries(t *testing.T) {
 	}
 
 	for yaml, want := range map[string]string{
-		"expected_failures:\n  - id: KF-12-07\n":                    "no reason",
+		"expected_failures:\n  - id: KF-12-07\n":                            "no reason",
 		"expected_failures:\n  - id: KF-12-07\n    reason: x\n    why: y\n": "field why not found",
-		"expected_failures:\n  - id: KF-99\n    reason: x\n":         "neither a check ID nor a rule ID",
+		"expected_failures:\n  - id: KF-99\n    reason: x\n":                "neither a check ID nor a rule ID",
 	} {
 		f, raw, err := load(t, yaml)
 		if err == nil {
