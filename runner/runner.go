@@ -35,6 +35,9 @@ type Suite struct {
 	Vectors   string // directory of vector .json files
 	Schemas   string // directory of JSON Schemas
 	Register  gherkin.Registrar
+	// CompileVector compiles one vector file of the suite's own format; nil
+	// means sifu's vector format (engine/vector).
+	CompileVector func(fsys fs.FS, file string) ([]engine.Check, error)
 	// Uses returns the profiles whose actions or views a check uses. A check
 	// that uses a profile the target does not offer is not_applicable, even
 	// when the rules it evidences are in scope. Nil means no constraint.
@@ -68,7 +71,11 @@ type Plan struct {
 // Load reads the catalogue and compiles every feature and vector of a suite.
 // Any malformed file, or a check naming a rule the catalogue lacks, is a
 // UsageError naming the file.
-func Load(fsys fs.FS, s Suite) (*Plan, error) {
+func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
+	lo := loadOptions{vectorsFS: fsys, vectorsDir: s.Vectors}
+	for _, o := range opts {
+		o(&lo)
+	}
 	set := schema.NewSet(fsys, s.Schemas)
 	cat, err := catalogue.Load(fsys, s.Catalogue, set)
 	if err != nil {
@@ -86,15 +93,20 @@ func Load(fsys fs.FS, s Suite) (*Plan, error) {
 		}
 		p.Checks = append(p.Checks, checks...)
 	}
-	vectors, err := files(fsys, s.Vectors, ".json")
+	vectors, err := files(lo.vectorsFS, lo.vectorsDir, ".json")
 	if err != nil {
 		return nil, err
 	}
 	for _, f := range vectors {
-		if f == s.Catalogue {
+		if lo.vectorsFS == fsys && f == s.Catalogue {
 			continue
 		}
-		checks, err := vector.Compile(fsys, f, s.Name, set)
+		var checks []engine.Check
+		if s.CompileVector != nil {
+			checks, err = s.CompileVector(lo.vectorsFS, f)
+		} else {
+			checks, err = vector.Compile(lo.vectorsFS, f, s.Name, set)
+		}
 		if err != nil {
 			return nil, &UsageError{Msg: err.Error()}
 		}
@@ -114,6 +126,20 @@ func Load(fsys fs.FS, s Suite) (*Plan, error) {
 	}
 	sort.Slice(p.Checks, func(i, j int) bool { return p.Checks[i].ID < p.Checks[j].ID })
 	return p, nil
+}
+
+// LoadOption adjusts what Load reads.
+type LoadOption func(*loadOptions)
+
+type loadOptions struct {
+	vectorsFS  fs.FS
+	vectorsDir string
+}
+
+// WithVectors reads the suite's vectors from dir in fsys (for example a
+// directory of upstream vectors) instead of the bundled ones.
+func WithVectors(fsys fs.FS, dir string) LoadOption {
+	return func(o *loadOptions) { o.vectorsFS, o.vectorsDir = fsys, dir }
 }
 
 func files(fsys fs.FS, dir, ext string) ([]string, error) {

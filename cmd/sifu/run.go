@@ -31,6 +31,7 @@ type runFlags struct {
 	declare     string
 	expect      string
 	shard       string
+	vectors     string
 	rerun       string
 	timeout     time.Duration
 	concurrency int
@@ -65,6 +66,7 @@ selected.`,
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@replay && ~@slow" or "@KF-5-04,@KF-5-05"`)
 	fl.StringSliceVar(&f.rules, "rule", nil, "only checks evidencing these rule IDs (repeatable)")
 	fl.StringVar(&f.out, "out", "", "directory for results.json, junit.xml and transcript.jsonl")
+	fl.StringVar(&f.vectors, "vectors", "", "run the vectors in this directory instead of the bundled ones")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n, e.g. 2/4 (combine with sifu merge)")
 	fl.StringVar(&f.rerun, "rerun-failed", "", "run only the checks that did not pass in this results.json")
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
@@ -99,7 +101,14 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if f.concurrency < 0 {
 		return &runner.UsageError{Msg: "--concurrency must be 0 (one per CPU) or more"}
 	}
-	plan, err := runner.Load(sifu.Assets, entry.suite)
+	var loadOpts []runner.LoadOption
+	if f.vectors != "" {
+		if st, err := os.Stat(f.vectors); err != nil || !st.IsDir() {
+			return &runner.UsageError{Msg: fmt.Sprintf("--vectors %s: not a directory", f.vectors)}
+		}
+		loadOpts = append(loadOpts, runner.WithVectors(os.DirFS(f.vectors), "."))
+	}
+	plan, err := runner.Load(sifu.Assets, entry.suite, loadOpts...)
 	if err != nil {
 		return err
 	}
