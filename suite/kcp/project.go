@@ -1,0 +1,48 @@
+package kcp
+
+// Project reduces a full plan (the JSON a planner CLI prints with --json) to
+// the VectorOutcome object the vectors compare: selected, skipped,
+// federation, trust, budget, context and warnings, each with only the keys
+// the outcome defines, present only when the plan has them.
+func Project(plan map[string]any) map[string]any {
+	out := map[string]any{}
+	out["selected"] = pickAll(plan["selected"], "id", "loadEligible", "score")
+	out["skipped"] = pickAll(plan["skipped"], "id", "reason")
+	out["federation"] = pickAll(plan["federation"], "id", "selected", "reason", "credentialNeeded")
+	if t, ok := plan["trust"].(map[string]any); ok {
+		out["trust"] = pick(t, "requiresAttestation", "agentCanAttest")
+	}
+	if b, ok := plan["budget"].(map[string]any); ok {
+		out["budget"] = pick(b, "rateTier", "ceiling", "projectedSpend", "remaining", "currency")
+	}
+	if c, ok := plan["context"].(map[string]any); ok {
+		out["context"] = pick(c, "ceiling", "projectedTokens", "remaining", "approximate", "unmeasured")
+	}
+	if w, ok := plan["warnings"].([]any); ok {
+		out["warnings"] = w
+	} else {
+		out["warnings"] = []any{}
+	}
+	return out
+}
+
+func pick(m map[string]any, keys ...string) map[string]any {
+	out := map[string]any{}
+	for _, k := range keys {
+		if v, ok := m[k]; ok && v != nil {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+func pickAll(v any, keys ...string) []any {
+	list, _ := v.([]any)
+	out := make([]any, 0, len(list))
+	for _, e := range list {
+		if m, ok := e.(map[string]any); ok {
+			out = append(out, pick(m, keys...))
+		}
+	}
+	return out
+}

@@ -1,0 +1,61 @@
+package kcp
+
+import (
+	"context"
+
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
+)
+
+// Suite is where the KCP suite's data lives in sifu's assets. Its vectors
+// are in the upstream kcp-agent format, read as is.
+var Suite = runner.Suite{
+	Name:          "kcp",
+	Catalogue:     "vectors/kcp/rules.json",
+	Features:      "features/kcp",
+	Vectors:       "vectors/kcp",
+	Schemas:       "vectors/schema",
+	Register:      nil,
+	CompileVector: CompileVector,
+}
+
+// Profiles every planner is checked against.
+var Profiles = []string{"planner", "assess"}
+
+// Factory makes a Target for one check.
+type Factory func(ctx context.Context) (Target, func(), error)
+
+// RunTarget adapts a Factory to the runner.
+type RunTarget struct {
+	New Factory
+	// Claims are the profiles the target offers (default: Profiles).
+	Claims []string
+}
+
+// Describe asks one target for its hello.
+func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+	t, release, err := rt.New(ctx)
+	if err != nil {
+		return results.Target{}, err
+	}
+	defer release()
+	h, err := t.Hello(ctx)
+	if err != nil {
+		return results.Target{}, err
+	}
+	claims := rt.Claims
+	if claims == nil {
+		claims = Profiles
+	}
+	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: claims}, nil
+}
+
+// NewExecutor makes a target and an executor over it for one check.
+func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
+	t, release, err := rt.New(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewExecutor(t), release, nil
+}

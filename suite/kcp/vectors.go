@@ -1,0 +1,155 @@
+package kcp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/sifu-dev/sifu/engine"
+)
+
+// plannerVector is the upstream planner vector format, read as is.
+type plannerVector struct {
+	Name        string         `json:"name"`
+	Spec        string         `json:"spec"`
+	Description string         `json:"description"`
+	Manifest    *string        `json:"manifest"`
+	Task        *string        `json:"task"`
+	Options     map[string]any `json:"options"`
+	Expect      map[string]any `json:"expect"`
+}
+
+// assessVector is the upstream confidence-gate vector format, read as is.
+type assessVector struct {
+	Name           string         `json:"name"`
+	Gate           string         `json:"gate"`
+	Spec           string         `json:"spec"`
+	Description    string         `json:"description"`
+	Task           string         `json:"task"`
+	Answer         string         `json:"answer"`
+	Units          []any          `json:"units"`
+	Options        map[string]any `json:"options"`
+	Evaluator      map[string]any `json:"evaluator"`
+	EvaluatorError *string        `json:"evaluatorError"`
+	Expect         map[string]any `json:"expect"`
+	ExpectError    *string        `json:"expectError"`
+}
+
+// RuleFor turns a vector's spec layer ("§4.11") into a catalogue rule ID.
+func RuleFor(spec string) string {
+	return "KCP-" + strings.TrimPrefix(strings.TrimSpace(spec), "§")
+}
+
+// CompileVector reads one upstream vector file — a planner vector or an
+// assess vector, told apart by shape — and compiles it into one check.
+func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
+	raw, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return nil, err
+	}
+	var shape map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &shape); err != nil {
+		return nil, fmt.Errorf("%s: not a JSON object: %v", file, err)
+	}
+	stem := strings.TrimSuffix(path.Base(file), path.Ext(file))
+	var c engine.Check
+	switch {
+	case string(shape["gate"]) == `"confidence"`:
+		c, err = compileAssess(raw, file, stem)
+	case shape["manifest"] != nil:
+		c, err = compilePlanner(raw, file, stem)
+	default:
+		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"", file)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return []engine.Check{c}, nil
+}
+
+func strictly(raw []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func compilePlanner(raw []byte, file, stem string) (engine.Check, error) {
+	var v plannerVector
+	if err := strictly(raw, &v); err != nil {
+		return engine.Check{}, fmt.Errorf("%s: not a planner vector: %v", file, err)
+	}
+	switch {
+	case v.Name != stem:
+		return engine.Check{}, fmt.Errorf("%s: /name is %q; it must equal the file name %q", file, v.Name, stem)
+	case v.Spec == "":
+		return engine.Check{}, fmt.Errorf("%s: /spec (the spec layer, e.g. \"§4.11\") is missing", file)
+	case v.Task == nil:
+		return engine.Check{}, fmt.Errorf("%s: /task is missing", file)
+	case v.Expect == nil:
+		return engine.Check{}, fmt.Errorf("%s: /expect (the VectorOutcome) is missing", file)
+	}
+	params := map[string]any{"name": v.Name, "manifest": *v.Manifest, "task": *v.Task, "options": orEmpty(v.Options)}
+	return engine.Check{
+		ID: "kcp/" + stem, Kind: "vector", Title: orName(v.Description, v.Name), Source: file,
+		Rules: []string{RuleFor(v.Spec)}, Tags: []string{"planner"},
+		Steps: []engine.Step{{Source: file + "#/expect", Text: "plan " + v.Name, Op: engine.OpAct, Name: "plan",
+			Params: engine.Normalize(params).(map[string]any),
+			Expect: &engine.Expect{Outcome: "ok", Match: []engine.Match{{Pointer: "/result", Matcher: engine.Normalize(v.Expect)}}}}},
+	}, nil
+}
+
+func compileAssess(raw []byte, file, stem string) (engine.Check, error) {
+	var v assessVector
+	if err := strictly(raw, &v); err != nil {
+		return engine.Check{}, fmt.Errorf("%s: not an assess vector: %v", file, err)
+	}
+	switch {
+	case v.Name != stem:
+		return engine.Check{}, fmt.Errorf("%s: /name is %q; it must equal the file name %q", file, v.Name, stem)
+	case (v.Expect == nil) == (v.ExpectError == nil):
+		return engine.Check{}, fmt.Errorf("%s: an assess vector has exactly one of /expect and /expectError", file)
+	}
+	spec := v.Spec
+	if spec == "" {
+		spec = "§confidence-gate"
+	}
+	params := map[string]any{"task": v.Task, "answer": v.Answer, "units": orList(v.Units), "options": orEmpty(v.Options)}
+	if v.Evaluator != nil {
+		params["evaluator"] = v.Evaluator
+	}
+	if v.EvaluatorError != nil {
+		params["evaluatorError"] = *v.EvaluatorError
+	}
+	step := engine.Step{Source: file, Text: "assess " + v.Name, Op: engine.OpAct, Name: "assess", Params: engine.Normalize(params).(map[string]any)}
+	if v.ExpectError != nil {
+		step.Expect = &engine.Expect{Outcome: "rejected", Match: []engine.Match{{Pointer: "/rejection/message", Matcher: map[string]any{"$contains": *v.ExpectError}}}}
+	} else {
+		step.Expect = &engine.Expect{Outcome: "ok", Match: []engine.Match{{Pointer: "/result", Matcher: engine.Normalize(v.Expect)}}}
+	}
+	return engine.Check{ID: "kcp/assess/" + stem, Kind: "vector", Title: orName(v.Description, v.Name), Source: file,
+		Rules: []string{RuleFor(spec)}, Tags: []string{"assess"}, Steps: []engine.Step{step}}, nil
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}
+
+func orList(l []any) []any {
+	if l == nil {
+		return []any{}
+	}
+	return l
+}
+
+func orName(desc, name string) string {
+	if desc != "" {
+		return desc
+	}
+	return name
+}
