@@ -12,6 +12,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kcp"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -50,6 +51,16 @@ func suites() map[string]suiteEntry {
 				},
 				"http":  httpTarget,
 				"stdio": stdioTarget,
+			},
+		},
+		"kcp": {
+			suite: kcp.Suite,
+			targets: map[string]func(runFlags) (runner.Target, error){
+				"inproc": func(runFlags) (runner.Target, error) {
+					return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
+						return inproc.KCP{}, func() {}, nil
+					}}, nil
+				},
 			},
 		},
 	}

@@ -1,0 +1,158 @@
+package kcp
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// walkResult is the outcome of the greedy walk over the sorted candidates.
+type walkResult struct {
+	accepted   []*candidate
+	skipped    []SkippedUnit
+	beyondMax  int
+	unmeasured int // accepted load-eligible units of undeclared size (context budget only)
+}
+
+// walk is §3.6: in sorted order, drop units beyond maxUnits silently,
+// then hold each load-eligible unit to the money ceiling and then to the
+// context ceiling. Money is added before the context check and is not
+// rolled back when the unit is then refused for context (a reference
+// quirk kept on purpose).
+func (pl *planner) walk(sorted []*candidate) walkResult {
+	var w walkResult
+	var spend, usedTokens float64
+	budget := pl.o.budget
+	for _, c := range sorted {
+		u := c.unit
+		if float64(len(w.accepted)) >= pl.o.maxUnits {
+			w.beyondMax++
+			continue
+		}
+		if budget != nil && u.LoadEligible {
+			if price := u.Payment.PricePerRequest; price != nil && *price > 0 {
+				if cur := u.Payment.Currency; cur == nil || *cur != pl.o.currency {
+					w.skip(u, fmt.Sprintf("over budget: costs %s, budget is in %s", jsTemplate(u.Payment.Cost), pl.o.currency))
+					continue
+				}
+				if budget.Spent+spend+*price > budget.Amount+1e-9 {
+					w.skip(u, fmt.Sprintf("over budget: %s would exceed remaining %s of %s %s",
+						formatJSNumber(*price), formatJSNumber(money(budget.Amount-budget.Spent-spend)),
+						formatJSNumber(budget.Amount), pl.o.currency))
+					continue
+				}
+				spend += *price
+			}
+		}
+		if ceiling := pl.o.contextBudget; ceiling != nil && u.LoadEligible {
+			tokens, _, measured := pl.size(u.ID)
+			switch {
+			case !measured && pl.o.strict:
+				w.skip(u, reasonStrictNoSize)
+				continue
+			case !measured:
+				w.unmeasured++
+			case usedTokens+tokens > *ceiling+1e-9:
+				w.skip(u, fmt.Sprintf("over context budget: %s tokens would exceed remaining %s of %s",
+					formatTokens(tokens), formatTokens(*ceiling-usedTokens), formatTokens(*ceiling)))
+				continue
+			default:
+				usedTokens += tokens
+			}
+		}
+		w.accepted = append(w.accepted, c)
+	}
+	return w
+}
+
+func (w *walkResult) skip(u SelectedUnit, reason string) {
+	w.skipped = append(w.skipped, SkippedUnit{ID: u.ID, Reason: reason, Governance: u.Governance})
+}
+
+// size is the declared size of the last unit with this id: size_tokens,
+// else ceil(bytes/4) (approximate), else unmeasured.
+func (pl *planner) size(id string) (tokens float64, approximate, measured bool) {
+	u := pl.m.Units[pl.lastByID[id]]
+	switch {
+	case u.SizeTokens != nil:
+		return *u.SizeTokens, false, true
+	case u.Bytes != nil:
+		return math.Ceil(*u.Bytes / 4), true, true
+	}
+	return 0, false, false
+}
+
+// budgetSummary is §3.7 for money, over the accepted load-eligible units.
+func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
+	b := BudgetSummary{RateTier: "default", PerRequestCosts: []UnitCost{}}
+	rl := pl.m.RateLimits
+	tier := (*RateTier)(nil)
+	switch {
+	case slices.Contains(pl.o.methods, "subscription") && rl != nil && rl.Premium != nil:
+		b.RateTier, tier = "premium", rl.Premium
+	case len(pl.o.credentials) > 0 && rl != nil && rl.Authenticated != nil:
+		b.RateTier, tier = "authenticated", rl.Authenticated
+	case rl != nil:
+		tier = rl.Default
+	}
+	if tier != nil {
+		b.RequestsPerMinute = tier.RequestsPerMinute
+	}
+	var sum float64
+	for _, c := range accepted {
+		u := c.unit
+		if !u.LoadEligible {
+			continue
+		}
+		if u.Payment.PricePerRequest != nil {
+			sum += *u.Payment.PricePerRequest
+		}
+		if u.Payment.Cost != nil {
+			b.PerRequestCosts = append(b.PerRequestCosts, UnitCost{ID: u.ID, Cost: *u.Payment.Cost, PricePerRequest: u.Payment.PricePerRequest})
+		}
+	}
+	budget := pl.o.budget
+	if budget == nil {
+		b.Note = "no money ceiling given; paid units are planned at their declared prices"
+		return b
+	}
+	projected := money(sum)
+	remaining := money(budget.Amount - budget.Spent - projected)
+	ceiling := budget.Amount
+	b.Ceiling, b.ProjectedSpend, b.Remaining, b.Currency = &ceiling, &projected, &remaining, pl.o.currency
+	if budget.Spent > 0 {
+		spent := budget.Spent
+		b.AlreadyCommitted = &spent
+	}
+	b.Note = fmt.Sprintf("greedy by score under a ceiling of %s %s; a unit that would exceed it is skipped",
+		formatJSNumber(ceiling), pl.o.currency)
+	return b
+}
+
+// contextSummary is §3.7 for tokens, over the accepted load-eligible
+// units. Unmeasured units are counted even without a context budget.
+func (pl *planner) contextSummary(accepted []*candidate) ContextSummary {
+	var c ContextSummary
+	var projected float64
+	for _, a := range accepted {
+		if !a.unit.LoadEligible {
+			continue
+		}
+		tokens, approximate, measured := pl.size(a.unit.ID)
+		if !measured {
+			c.Unmeasured++
+			continue
+		}
+		projected += tokens
+		c.Approximate = c.Approximate || approximate
+	}
+	ceiling := pl.o.contextBudget
+	if ceiling == nil {
+		c.Note = "no context budget given; sizes come from size_tokens, else bytes/4 (approximate)"
+		return c
+	}
+	limit, remaining := *ceiling, *ceiling-projected
+	c.Ceiling, c.ProjectedTokens, c.Remaining = &limit, &projected, &remaining
+	c.Note = fmt.Sprintf("greedy by score under a ceiling of %s tokens; sizes come from size_tokens, else bytes/4 (approximate)", formatTokens(limit))
+	return c
+}

@@ -1,0 +1,201 @@
+package kcp
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Exit codes of the kcp-agent CLI.
+const (
+	// ExitOK: the plan was produced (also --help; validate found no
+	// errors; replay found no drift).
+	ExitOK = 0
+	// ExitFailure: the manifest could not be read or parsed, is not a
+	// mapping, or its signature is invalid; validate found errors; replay
+	// found drift.
+	ExitFailure = 1
+	// ExitUsage: unknown option, missing task or manifest, missing
+	// option value, or no command.
+	ExitUsage = 2
+)
+
+// PlanInvocation is a parsed `kcp-agent plan` command line.
+type PlanInvocation struct {
+	Task          string // --task, else the positionals joined by spaces
+	Manifest      string // --manifest: a path, directory or URL
+	JSON          bool   // --json
+	Help          bool   // --help or -h
+	CorrelationID string // --correlation-id
+	// Options maps the planner flags. AsOf stays "" without --as-of; the
+	// caller fills it from its clock with DefaultAsOf.
+	Options Options
+}
+
+// UsageError is a command-line error; the CLI exits with ExitUsage.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode is ExitUsage.
+func (e *UsageError) ExitCode() int { return ExitUsage }
+
+// The flags of `kcp-agent plan` that map to the planner, and their
+// defaults (applied by Plan when the flag is absent):
+//
+//	--task <text>           the task (or positionals joined by spaces)
+//	--manifest <loc>        required
+//	--env <name>            no env: context-tagged federation refs are not followed
+//	--as-of <date>          today, UTC (not validated)
+//	--max-units <n>         5 (JS Number(): "abc" is NaN, which disables the cap)
+//	--strict                false
+//	--role <role>           agent (an empty value is ignored)
+//	--methods <a,b>         free (split on ",", trimmed, empties dropped; "" gives none)
+//	--credentials <a,b>     none (same splitting)
+//	--attest <provider>     none (an empty value is ignored)
+//	--budget <amount>       none (NaN is dropped)
+//	--currency <code>       USDC (with --budget)
+//	--context-budget <n>    none (NaN is dropped)
+//	--json                  machine-readable plan (PlanJSON)
+//	--correlation-id <id>   echoed in the JSON envelope
+//	--help, -h              usage, exit 0
+var planValueFlags = map[string]bool{
+	"task": true, "manifest": true, "env": true, "as-of": true, "max-units": true, "role": true,
+	"methods": true, "credentials": true, "attest": true, "budget": true, "currency": true,
+	"context-budget": true, "correlation-id": true,
+}
+
+var planBoolFlags = map[string]bool{"strict": true, "json": true, "help": true}
+
+// unsupportedPlanFlags are kcp-agent flags that need the network,
+// signatures or a trace, which this package does not implement.
+var unsupportedPlanFlags = map[string]bool{
+	"follow": true, "max-depth": true, "max-nodes": true, "allow-private-hosts": true, "no-verify": true,
+	"require-signature": true, "trust-key": true, "trace": true, "memory": true,
+}
+
+// ParsePlanArgs maps the arguments after `kcp-agent plan` to a
+// PlanInvocation, the way kcp-agent's parseArgs does: --flag value or
+// --flag=value, the last occurrence wins, and "--" ends the options.
+// Errors are *UsageError.
+func ParsePlanArgs(args []string) (PlanInvocation, error) {
+	var inv PlanInvocation
+	values := map[string]string{}
+	var positionals []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "--" {
+			positionals = append(positionals, args[i+1:]...)
+			break
+		}
+		if arg == "-h" {
+			inv.Help = true
+			continue
+		}
+		if !strings.HasPrefix(arg, "-") || arg == "-" {
+			positionals = append(positionals, arg)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		switch {
+		case !strings.HasPrefix(arg, "--"):
+			return inv, &UsageError{Msg: "Unknown option: " + arg}
+		case unsupportedPlanFlags[name]:
+			return inv, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference plans a single local manifest)", name)}
+		case planBoolFlags[name]:
+			if hasValue {
+				return inv, &UsageError{Msg: fmt.Sprintf("Option '--%s' does not take an argument", name)}
+			}
+			values[name] = "true"
+		case planValueFlags[name]:
+			if !hasValue {
+				if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") {
+					return inv, &UsageError{Msg: fmt.Sprintf("Option '--%s <value>' argument missing", name)}
+				}
+				i++
+				value = args[i]
+			}
+			values[name] = value
+		default:
+			return inv, &UsageError{Msg: "Unknown option: --" + name}
+		}
+	}
+	inv.Help = inv.Help || values["help"] == "true"
+	inv.JSON = values["json"] == "true"
+	inv.Manifest = values["manifest"]
+	inv.CorrelationID = values["correlation-id"]
+	inv.Task = strings.Join(positionals, " ")
+	if t, ok := values["task"]; ok {
+		inv.Task = t
+	}
+	inv.Options = planOptionsFromFlags(values)
+	if inv.Help {
+		return inv, nil
+	}
+	if inv.Task == "" {
+		return inv, &UsageError{Msg: "Missing task."}
+	}
+	if inv.Manifest == "" {
+		return inv, &UsageError{Msg: "Missing --manifest <loc>."}
+	}
+	return inv, nil
+}
+
+func planOptionsFromFlags(v map[string]string) Options {
+	var o Options
+	o.Env = v["env"]
+	o.AsOf = v["as-of"]
+	o.Strict = v["strict"] == "true"
+	if s, ok := v["max-units"]; ok {
+		n := jsNumberFromString(s)
+		o.MaxUnits = &n
+	}
+	o.Capabilities.Role = v["role"]
+	o.Capabilities.AttestationProvider = v["attest"]
+	if s, ok := v["methods"]; ok {
+		o.Capabilities.PaymentMethods = splitList(s)
+	}
+	if s, ok := v["credentials"]; ok {
+		o.Capabilities.Credentials = splitList(s)
+	}
+	if s, ok := v["budget"]; ok {
+		if n := jsNumberFromString(s); !math.IsNaN(n) {
+			o.Budget = &Budget{Amount: n, Currency: v["currency"]}
+		}
+	}
+	if s, ok := v["context-budget"]; ok {
+		if n := jsNumberFromString(s); !math.IsNaN(n) {
+			o.ContextBudget = &n
+		}
+	}
+	return o
+}
+
+// splitList splits a comma list, trims each item (JS trim) and drops
+// empties; "" gives an empty, non-nil list.
+func splitList(s string) []string {
+	out := []string{}
+	for _, part := range strings.Split(s, ",") {
+		if p := jsTrim(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DefaultAsOf is the --as-of default: the UTC date of now, YYYY-MM-DD.
+// Plan never reads a clock; the CLI calls this with time.Now().
+func DefaultAsOf(now time.Time) string { return now.UTC().Format("2006-01-02") }
+
+// FetchFailedMessage is the CLI's stderr line when a manifest cannot be
+// read (exit ExitFailure).
+func FetchFailedMessage(loc string, err error) string {
+	return fmt.Sprintf("kcp-agent: %s: fetch failed: %v", loc, err)
+}
+
+// ParseFailedMessage is the CLI's stderr line when a manifest is not YAML
+// or not a mapping (exit ExitFailure).
+func ParseFailedMessage(loc string, err error) string {
+	return fmt.Sprintf("kcp-agent: %s: parse failed: %v", loc, err)
+}

@@ -1,0 +1,339 @@
+package kcp
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// candidate is a unit that survived the cascade, with its id's collation
+// key for the tie-break.
+type candidate struct {
+	unit  SelectedUnit
+	idKey sortKey
+}
+
+// reduce applies the eligibility reductions of §3.5 to a relevant unit.
+// The unit stays listed; each failing rule appends its reason and may
+// clear LoadEligible.
+func (pl *planner) reduce(u Unit, score int, reasons []string) *candidate {
+	s := SelectedUnit{
+		ID: u.ID, Path: u.Path, Intent: u.Intent,
+		Score:               score,
+		LoadEligible:        true,
+		Reasons:             reasons,
+		RequiresAttestation: pl.requiresAttestation && u.Access == "restricted",
+		ActionScope:         u.ActionScope,
+	}
+	fail := func(reason string) {
+		s.LoadEligible = false
+		s.Reasons = append(s.Reasons, reason)
+	}
+
+	// a. skills and playbooks need an explicit grant (§4.3a).
+	if (u.Kind == "skill" || u.Kind == "playbook") && !isTrue(u.LoadEligible) {
+		fail(fmt.Sprintf("kind: %s not invoke-eligible: no explicit eligibility grant", u.Kind))
+	}
+	if u.Kind == "playbook" && s.LoadEligible {
+		// b. a grant on a playbook does not compose to its steps (§4.3c).
+		if reason := pl.playbookComposition(u); reason != "" {
+			fail(reason)
+		}
+	}
+	if u.Kind == "playbook" && s.LoadEligible && len(u.Steps) > 0 {
+		// c. step authority under the resolved ceiling (§3.13).
+		var reason string
+		s.Authority, reason = pl.authority(u)
+		if reason != "" {
+			fail(reason)
+		}
+	}
+	if sp := pl.o.spend; sp != nil && (sp.Amount != nil || sp.Vendor != "") {
+		// d. proposed spend against action_scope.spend (§4.3a.1).
+		s.Spend = pl.spendCheck(u, sp)
+		if s.Spend != nil && !s.Spend.Within && s.LoadEligible {
+			fail(fmt.Sprintf("step '%s' %s — §4.3a.1", s.Spend.Step, s.Spend.Detail))
+		}
+	}
+	if a := pl.o.action; a != nil && (a.Tool != "" || a.Path != "" || a.Capability != "") {
+		// e. proposed action against action_scope.deny (§4.3b).
+		s.ProhibitedAttempts = pl.denyCheck(u, a)
+		if len(s.ProhibitedAttempts) > 0 {
+			pa := s.ProhibitedAttempts[0]
+			fail(fmt.Sprintf("step '%s' attempts '%s' (%s), denied by %s — refused finally, not grantable (§4.3b, RFC-0030)",
+				pa.Step, pa.Token, pa.Dimension, pa.DeniedBy))
+		}
+	}
+	// f. escalation grant requests (§3.14): structured only.
+	s.GrantRequests = grantRequests(u)
+
+	// g. attestation (§3.2).
+	if pl.requiresAttestation && u.Access == "restricted" && !pl.agentCanAttest {
+		fail(reasonAttestation)
+	}
+	// h. payment (§4.14).
+	pay := u.Payment
+	if pay == nil {
+		pay = pl.m.Payment
+	}
+	s.Payment = planPayment(pay, pl.o.methods)
+	if !s.Payment.Affordable {
+		fail("unaffordable: " + s.Payment.Method)
+	}
+	// i. access is an authorization dimension; payment does not replace it (§4.11).
+	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
+		reason := fmt.Sprintf("access '%s': agent holds no credentials", u.Access)
+		if u.Access == "restricted" {
+			fail(reason)
+		} else {
+			s.Reasons = append(s.Reasons, reason)
+		}
+		if s.Payment.Method == "x402" {
+			s.Reasons = append(s.Reasons, fmt.Sprintf(
+				"hint: '%s' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)", u.Access))
+		}
+	}
+	return &candidate{unit: s, idKey: newSortKey(u.ID)}
+}
+
+// playbookComposition finds the first step whose `uses` names an existing
+// unit that lacks load_eligible: true.
+func (pl *planner) playbookComposition(u Unit) string {
+	for _, st := range u.Steps {
+		if st.Uses == "" {
+			continue
+		}
+		target, ok := pl.unitByID(st.Uses)
+		if ok && !isTrue(target.LoadEligible) {
+			return fmt.Sprintf("step '%s' uses '%s', which is not invoke-eligible — a grant on a playbook does not compose to the units its steps name (§4.3c)", st.ID, st.Uses)
+		}
+	}
+	return ""
+}
+
+// defaultAuthorityScale ranks authority levels when the manifest declares
+// no authority_level_scale.
+var defaultAuthorityScale = []string{"observe", "explain", "suggest", "prepare", "commit"}
+
+// authority resolves a playbook's ceiling, the lowest of its own
+// authority_level and the agent's grant ceiling, and finds the first step
+// whose level is unknown or above it. Steps without a level are not
+// checked, and without any ceiling nothing is.
+func (pl *planner) authority(u Unit) (*AuthorityBinding, string) {
+	scale := pl.m.AuthorityLevelScale
+	if len(scale) == 0 {
+		scale = defaultAuthorityScale
+	}
+	rank := func(level string) int { return slices.Index(scale, level) }
+	var bound *AuthorityBinding
+	for _, c := range []AuthorityBinding{
+		{Ceiling: u.AuthorityLevel, BoundBy: "playbook authority_level"},
+		{Ceiling: pl.o.grantCeiling, BoundBy: "agent grant_ceiling"},
+	} {
+		if c.Ceiling != "" && (bound == nil || rank(c.Ceiling) < rank(bound.Ceiling)) {
+			bound = &c
+		}
+	}
+	if bound == nil {
+		return nil, ""
+	}
+	ceiling := rank(bound.Ceiling)
+	for _, st := range u.Steps {
+		if st.AuthorityLevel == "" {
+			continue
+		}
+		if r := rank(st.AuthorityLevel); r < 0 || r > ceiling {
+			return bound, fmt.Sprintf("step '%s' requires '%s' authority, above the resolved ceiling '%s' (bound by %s) — §3.13",
+				st.ID, st.AuthorityLevel, bound.Ceiling, bound.BoundBy)
+		}
+	}
+	return bound, ""
+}
+
+// invocationStep is one step as the spend and deny gates see it: its name
+// and the units whose action_scope binds it. A unit without steps is its
+// own single step.
+type invocationStep struct {
+	name    string
+	binders []Unit // the unit itself first, then the unit its step uses
+}
+
+func (pl *planner) invocationSteps(u Unit) []invocationStep {
+	if len(u.Steps) == 0 {
+		return []invocationStep{{name: u.ID, binders: []Unit{u}}}
+	}
+	steps := make([]invocationStep, 0, len(u.Steps))
+	for _, st := range u.Steps {
+		is := invocationStep{name: st.ID, binders: []Unit{u}}
+		if used, ok := pl.unitByID(st.Uses); ok && st.Uses != "" && used.ID != u.ID {
+			is.binders = append(is.binders, used)
+		}
+		steps = append(steps, is)
+	}
+	return steps
+}
+
+// spendCheck checks the proposed spend against the spend ceiling that
+// binds each step (the used unit's action_scope.spend, else the unit's
+// own): vendor, then currency, then amount. It returns the first breach,
+// else the last check made, else nil when no ceiling applies.
+func (pl *planner) spendCheck(u Unit, sp *SpendProposal) *SpendCheck {
+	var last *SpendCheck
+	for _, st := range pl.invocationSteps(u) {
+		var ceiling *SpendScope
+		for i := len(st.binders) - 1; i >= 0 && ceiling == nil; i-- {
+			if as := st.binders[i].ActionScope; as != nil {
+				ceiling = as.Spend
+			}
+		}
+		if ceiling == nil {
+			continue
+		}
+		check := &SpendCheck{Step: st.name, Within: true, Ceiling: ceiling}
+		check.Detail = spendBreach(sp, ceiling)
+		check.Within = check.Detail == ""
+		if !check.Within {
+			return check
+		}
+		last = check
+	}
+	return last
+}
+
+func spendBreach(sp *SpendProposal, c *SpendScope) string {
+	if sp.Vendor != "" && len(c.AllowedVendors) > 0 && !slices.Contains(c.AllowedVendors, sp.Vendor) {
+		return fmt.Sprintf("names vendor '%s', outside allowed_vendors %s", sp.Vendor, jsonStringArray(c.AllowedVendors))
+	}
+	if sp.Amount == nil || c.MaxSpend == nil {
+		return ""
+	}
+	cur, ceilCur := orDefault(sp.Currency, DefaultCurrency), orDefault(c.Currency, DefaultCurrency)
+	amount := formatJSNumber(*sp.Amount)
+	if cur != ceilCur {
+		return fmt.Sprintf("proposed %s %s cannot be checked against a %s ceiling (currency mismatch)", amount, cur, ceilCur)
+	}
+	if *sp.Amount > *c.MaxSpend+1e-9 {
+		return fmt.Sprintf("proposed spend %s exceeds max_spend %s", amount, formatJSNumber(*c.MaxSpend))
+	}
+	return ""
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// denyCheck matches the proposed action's tokens against the union of
+// the deny lists that bind each step, tools then paths (globs) then
+// capabilities, and returns every denied attempt in that order.
+func (pl *planner) denyCheck(u Unit, a *ActionProposal) []ProhibitedAttempt {
+	var out []ProhibitedAttempt
+	for _, st := range pl.invocationSteps(u) {
+		for _, binder := range st.binders {
+			as := binder.ActionScope
+			if as == nil || as.Deny == nil {
+				continue
+			}
+			by := fmt.Sprintf("%s '%s' action_scope.deny", orDefault(binder.Kind, "unit"), binder.ID)
+			d := as.Deny
+			if a.Tool != "" && slices.Contains(d.Tools, a.Tool) {
+				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Tool, Dimension: "tool", DeniedBy: by})
+			}
+			if a.Path != "" && slices.ContainsFunc(d.Paths, func(p string) bool { return globMatch(p, a.Path) }) {
+				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Path, Dimension: "path", DeniedBy: by})
+			}
+			if a.Capability != "" && slices.Contains(d.Capabilities, a.Capability) {
+				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Capability, Dimension: "capability", DeniedBy: by})
+			}
+		}
+	}
+	return out
+}
+
+// globMatch matches a path against a pattern where ** matches any run of
+// characters and * any run without a slash.
+func globMatch(pattern, path string) bool {
+	if pattern == "" {
+		return path == ""
+	}
+	if strings.HasPrefix(pattern, "**") {
+		rest := pattern[2:]
+		for i := 0; i <= len(path); i++ {
+			if globMatch(rest, path[i:]) {
+				return true
+			}
+		}
+		return false
+	}
+	if pattern[0] == '*' {
+		rest := pattern[1:]
+		for i := 0; i <= len(path); i++ {
+			if globMatch(rest, path[i:]) {
+				return true
+			}
+			if i < len(path) && path[i] == '/' {
+				return false
+			}
+		}
+		return false
+	}
+	return path != "" && pattern[0] == path[0] && globMatch(pattern[1:], path[1:])
+}
+
+// grantRequests lists the escalation paths a playbook's steps declare.
+func grantRequests(u Unit) []GrantRequest {
+	var out []GrantRequest
+	for _, st := range u.Steps {
+		if len(st.Escalation) > 0 {
+			out = append(out, GrantRequest{Step: st.ID, Escalation: slices.Clone(st.Escalation), Authority: st.AuthorityLevel})
+		}
+	}
+	return out
+}
+
+// planPayment picks the first declared method the agent supports. No
+// declared method means free; none supported means unaffordable, with
+// method "needs <non-free types joined by ' or '>".
+func planPayment(p *Payment, supported []string) PaymentChoice {
+	if p == nil || len(p.Methods) == 0 {
+		return PaymentChoice{Method: "free", Affordable: true}
+	}
+	for _, md := range p.Methods {
+		if !slices.Contains(supported, md.Type) {
+			continue
+		}
+		switch md.Type {
+		case "free":
+			return PaymentChoice{Method: "free", Affordable: true}
+		case "x402":
+			cost := jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request"
+			choice := PaymentChoice{Method: "x402", Cost: &cost, Currency: md.Currency, Affordable: true}
+			if md.PricePerRequest != nil {
+				if n := jsNumberFromString(*md.PricePerRequest); n == n {
+					choice.PricePerRequest = &n
+				}
+			}
+			return choice
+		default:
+			return PaymentChoice{Method: md.Type, Affordable: true}
+		}
+	}
+	var needs []string
+	for _, md := range p.Methods {
+		if md.Type != "free" {
+			needs = append(needs, md.Type)
+		}
+	}
+	return PaymentChoice{Method: "needs " + strings.Join(needs, " or "), Affordable: false}
+}
+
+// jsTemplate is `${v}` for an optional string: undefined prints as
+// "undefined".
+func jsTemplate(s *string) string {
+	if s == nil {
+		return "undefined"
+	}
+	return *s
+}

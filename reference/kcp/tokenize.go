@@ -1,0 +1,145 @@
+package kcp
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf16"
+)
+
+// stopwords are the 38 words the tokenizer drops.
+var stopwords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`the a an is are was were do does how what why when where which who to of in on
+		for and or i we you it this that with my our can should will be get getting`) {
+		stopwords[w] = true
+	}
+}
+
+// Terms is the planner's tokenizer: JavaScript toLowerCase, split on every
+// run of code points that are neither letters (\p{L}) nor numbers (\p{N})
+// (so combining marks separate), keep tokens longer than two UTF-16 code
+// units that are not stopwords. Duplicates are kept, in order.
+func Terms(text string) []string {
+	out := []string{}
+	for _, tok := range strings.FieldsFunc(jsLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
+	}) {
+		if utf16Len(tok) > 2 && !stopwords[tok] {
+			out = append(out, tok)
+		}
+	}
+	return out
+}
+
+// utf16Len is JavaScript's String.prototype.length.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// jsLower is String.prototype.toLowerCase: the Unicode default lower-case
+// mapping, including the unconditional İ → i̇ (U+0069 U+0307) and the
+// context-sensitive final sigma (Σ → ς at the end of a word).
+func jsLower(s string) string {
+	if isLowerASCII(s) {
+		return s
+	}
+	runes := []rune(s)
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range runes {
+		switch {
+		case r == 'İ':
+			b.WriteString("i\u0307")
+		case r == 'Σ' && isFinalSigma(runes, i):
+			b.WriteRune('ς')
+		default:
+			b.WriteRune(unicode.ToLower(r))
+		}
+	}
+	return b.String()
+}
+
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 0x80 || (c >= 'A' && c <= 'Z') {
+			return false
+		}
+	}
+	return true
+}
+
+// isFinalSigma is the Final_Sigma condition of Unicode §3.13: preceded by a
+// cased letter (skipping case-ignorables) and not followed by one.
+func isFinalSigma(runes []rune, i int) bool {
+	before := false
+	for j := i - 1; j >= 0; j-- {
+		if isCaseIgnorable(runes[j]) {
+			continue
+		}
+		before = isCased(runes[j])
+		break
+	}
+	if !before {
+		return false
+	}
+	for j := i + 1; j < len(runes); j++ {
+		if isCaseIgnorable(runes[j]) {
+			continue
+		}
+		return !isCased(runes[j])
+	}
+	return true
+}
+
+func isCased(r rune) bool {
+	return unicode.IsUpper(r) || unicode.IsLower(r) || unicode.IsTitle(r) ||
+		unicode.Is(unicode.Other_Lowercase, r) || unicode.Is(unicode.Other_Uppercase, r)
+}
+
+func isCaseIgnorable(r rune) bool {
+	switch r {
+	case '\'', '.', ':', 0xb7, 0x387, 0x55f, 0x5f4, 0x2018, 0x2019, 0x2024, 0x2027,
+		0xfe13, 0xfe52, 0xfe55, 0xff07, 0xff0e, 0xff1a:
+		return true
+	}
+	return unicode.In(r, unicode.Mn, unicode.Me, unicode.Cf, unicode.Lm, unicode.Sk)
+}
+
+// compareUTF16 orders strings by UTF-16 code units, as JavaScript's < and >
+// do (this differs from byte order for astral code points versus
+// U+E000–U+FFFF).
+func compareUTF16(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	for i := 0; i < len(ra) && i < len(rb); i++ {
+		if ra[i] == rb[i] {
+			continue
+		}
+		ua := utf16.AppendRune(nil, ra[i])
+		ub := utf16.AppendRune(nil, rb[i])
+		for k := 0; k < len(ua) && k < len(ub); k++ {
+			if ua[k] != ub[k] {
+				if ua[k] < ub[k] {
+					return -1
+				}
+				return 1
+			}
+		}
+		// Unreachable for distinct runes; keep the comparison total.
+		if ra[i] < rb[i] {
+			return -1
+		}
+		return 1
+	}
+	switch {
+	case len(ra) < len(rb):
+		return -1
+	case len(ra) > len(rb):
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,231 @@
+package kcp
+
+import (
+	"encoding/base64"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// resolvePlain is js-yaml's implicit resolution of a plain scalar, tried in
+// its order: null, bool, int, float, timestamp; else a string.
+func resolvePlain(s string) any {
+	if isYAMLNull(s) {
+		return nil
+	}
+	if b, ok := yamlBool(s); ok {
+		return b
+	}
+	if isYAMLInt(s) {
+		return yamlInt(s)
+	}
+	if isYAMLFloat(s) {
+		return yamlFloat(s)
+	}
+	if t, ok := yamlTimestamp(s); ok {
+		return jsDate{t}
+	}
+	return s
+}
+
+func isYAMLNull(s string) bool {
+	switch s {
+	case "", "~", "null", "Null", "NULL":
+		return true
+	}
+	return false
+}
+
+func yamlBool(s string) (bool, bool) {
+	switch s {
+	case "true", "True", "TRUE":
+		return true, true
+	case "false", "False", "FALSE":
+		return false, true
+	}
+	return false, false
+}
+
+func isDigitIn(ch byte, base int) bool {
+	switch base {
+	case 2:
+		return ch == '0' || ch == '1'
+	case 8:
+		return ch >= '0' && ch <= '7'
+	case 16:
+		return ch >= '0' && ch <= '9' || ch >= 'a' && ch <= 'f' || ch >= 'A' && ch <= 'F'
+	}
+	return ch >= '0' && ch <= '9'
+}
+
+// isYAMLInt is js-yaml 4's integer resolver: an optional sign, then 0,
+// 0b…, 0x…, 0o… or decimal digits; underscores are allowed between digits
+// but not first or last; a leading 0 does not mean octal.
+func isYAMLInt(s string) bool {
+	if s == "" {
+		return false
+	}
+	i := 0
+	at := func(i int) byte {
+		if i < len(s) {
+			return s[i]
+		}
+		return 0
+	}
+	ch := at(0)
+	if ch == '-' || ch == '+' {
+		i++
+		ch = at(i)
+	}
+	if ch == '0' {
+		if i+1 == len(s) {
+			return true
+		}
+		i++
+		ch = at(i)
+		base := map[byte]int{'b': 2, 'x': 16, 'o': 8}[ch]
+		if base != 0 {
+			has := false
+			for i++; i < len(s); i++ {
+				ch = s[i]
+				if ch == '_' {
+					continue
+				}
+				if !isDigitIn(ch, base) {
+					return false
+				}
+				has = true
+			}
+			return has && ch != '_'
+		}
+	}
+	if ch == '_' {
+		return false
+	}
+	has := false
+	for ; i < len(s); i++ {
+		ch = s[i]
+		if ch == '_' {
+			continue
+		}
+		if !isDigitIn(ch, 10) {
+			return false
+		}
+		has = true
+	}
+	return has && ch != '_'
+}
+
+// yamlInt constructs a resolved integer as a JS number.
+func yamlInt(s string) float64 {
+	v := strings.ReplaceAll(s, "_", "")
+	sign := 1.0
+	if v[0] == '-' || v[0] == '+' {
+		if v[0] == '-' {
+			sign = -1
+		}
+		v = v[1:]
+	}
+	if v == "0" {
+		return 0
+	}
+	if len(v) > 1 && v[0] == '0' {
+		switch v[1] {
+		case 'b':
+			return sign * parseRadixInteger(v[2:], 2)
+		case 'x':
+			return sign * parseRadixInteger(v[2:], 16)
+		case 'o':
+			return sign * parseRadixInteger(v[2:], 8)
+		}
+	}
+	f, _ := strconv.ParseFloat(v, 64)
+	return sign * f
+}
+
+var yamlFloatPattern = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
+
+func isYAMLFloat(s string) bool {
+	return yamlFloatPattern.MatchString(s) && !strings.HasSuffix(s, "_")
+}
+
+func yamlFloat(s string) float64 {
+	v := strings.ToLower(strings.ReplaceAll(s, "_", ""))
+	sign := 1.0
+	if v[0] == '-' || v[0] == '+' {
+		if v[0] == '-' {
+			sign = -1
+		}
+		v = v[1:]
+	}
+	switch v {
+	case ".inf":
+		return sign * math.Inf(1)
+	case ".nan":
+		return math.NaN()
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil && !isRangeError(err) {
+		return math.NaN()
+	}
+	return sign * f
+}
+
+var (
+	yamlDatePattern      = regexp.MustCompile(`^([0-9][0-9][0-9][0-9])-([0-9][0-9])-([0-9][0-9])$`)
+	yamlTimestampPattern = regexp.MustCompile(`^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$`)
+)
+
+// yamlTimestamp constructs a js-yaml Date. Like Date.UTC, a year 0–99
+// means 1900–1999 and out-of-range fields roll over (2026-02-30 is 2 March).
+func yamlTimestamp(s string) (time.Time, bool) {
+	atoi := func(x string) int { n, _ := strconv.Atoi(x); return n }
+	utc := func(y, mo, d, h, mi, sec, ms int) time.Time {
+		if y >= 0 && y <= 99 {
+			y += 1900
+		}
+		return time.Date(y, time.Month(mo+1), d, h, mi, sec, ms*int(time.Millisecond), time.UTC)
+	}
+	if m := yamlDatePattern.FindStringSubmatch(s); m != nil {
+		return utc(atoi(m[1]), atoi(m[2])-1, atoi(m[3]), 0, 0, 0, 0), true
+	}
+	m := yamlTimestampPattern.FindStringSubmatch(s)
+	if m == nil {
+		return time.Time{}, false
+	}
+	ms := 0
+	if m[7] != "" {
+		frac := m[7]
+		if len(frac) > 3 {
+			frac = frac[:3]
+		}
+		ms = atoi(frac + strings.Repeat("0", 3-len(frac)))
+	}
+	t := utc(atoi(m[1]), atoi(m[2])-1, atoi(m[3]), atoi(m[4]), atoi(m[5]), atoi(m[6]), ms)
+	if m[9] != "" {
+		delta := time.Duration(atoi(m[10])*60+atoi(m[11])) * time.Minute
+		if m[9] == "-" {
+			delta = -delta
+		}
+		t = t.Add(-delta)
+	}
+	return t, true
+}
+
+// yamlBinary decodes !!binary: base64 with whitespace and line breaks
+// ignored.
+func yamlBinary(s string) (jsBytes, bool) {
+	clean := strings.Map(func(r rune) rune {
+		if r == ' ' || r == '\t' || r == '\n' || r == '\r' {
+			return -1
+		}
+		return r
+	}, s)
+	b, err := base64.StdEncoding.DecodeString(clean)
+	if err != nil {
+		return nil, false
+	}
+	return jsBytes(b), true
+}

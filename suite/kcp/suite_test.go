@@ -1,0 +1,106 @@
+package kcp_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kcp"
+)
+
+// TestReferencePassesTheCorpus: the Go planner reproduces every hand-derived
+// vector of vectors/kcp (planner and assess).
+func TestReferencePassesTheCorpus(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := plan.Run(context.Background(), runner.Config{TargetName: "inproc",
+		Target: kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return inproc.KCP{}, func() {}, nil }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Summary.Pass < 100 {
+		t.Errorf("only %d checks passed", run.Summary.Pass)
+	}
+	for _, tc := range run.Tests {
+		if tc.Status != engine.Pass {
+			t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+}
+
+func TestVectorShapesAndNames(t *testing.T) {
+	fsys := fstest.MapFS{
+		"v/wrong-name.json": {Data: []byte(`{"name":"other","spec":"§4","description":"d","manifest":"","task":"t","options":{},"expect":{}}`)},
+		"v/odd.json":        {Data: []byte(`{"hello":"world"}`)},
+		"v/a.json":          {Data: []byte(`{"name":"a","gate":"confidence","spec":"§confidence-gate","task":"t","answer":"x","units":[],"options":{"threshold":0.5}}`)},
+	}
+	for file, want := range map[string]string{
+		"v/wrong-name.json": "must equal the file name",
+		"v/odd.json":        "unknown vector shape",
+		"v/a.json":          "exactly one of /expect and /expectError",
+	} {
+		if _, err := kcp.CompileVector(fsys, file); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want %q, got %v", file, want, err)
+		}
+	}
+}
+
+// perturbed is a planner with one wrong habit; every habit must be caught.
+type perturbed struct {
+	inproc.KCP
+	fault string
+}
+
+func (p perturbed) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any, error) {
+	out, err := p.KCP.Plan(ctx, req)
+	if err != nil {
+		return out, err
+	}
+	switch p.fault {
+	case "score":
+		if sel, _ := out["selected"].([]any); len(sel) > 0 {
+			sel[0].(map[string]any)["score"] = sel[0].(map[string]any)["score"].(float64) + 1
+		}
+	case "reason":
+		if sk, _ := out["skipped"].([]any); len(sk) > 0 {
+			r := sk[0].(map[string]any)
+			r["reason"] = strings.ToUpper(r["reason"].(string)[:1]) + r["reason"].(string)[1:]
+		}
+	case "order":
+		if sel, _ := out["selected"].([]any); len(sel) > 1 {
+			sel[0], sel[1] = sel[1], sel[0]
+		}
+	case "extra-key":
+		out["trust"].(map[string]any)["note"] = "x"
+	}
+	return out, nil
+}
+
+// TestCorpusCatchesWrongPlanners: a planner that is off by one score, in
+// the case of one reason, in the order of selected units or with one extra
+// key fails checks.
+func TestCorpusCatchesWrongPlanners(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fault := range []string{"score", "reason", "order", "extra-key"} {
+		target := kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
+			return perturbed{fault: fault}, func() {}, nil
+		}}
+		run, err := plan.Run(context.Background(), runner.Config{TargetName: "wrong", Target: target})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run.Summary.Fail == 0 {
+			t.Errorf("a planner with the %q fault passed every check", fault)
+		}
+	}
+}
