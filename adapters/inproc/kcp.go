@@ -41,7 +41,9 @@ func (KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, err
 	switch {
 	case req.EvaluatorError != nil:
 		msg := *req.EvaluatorError
-		opts.Evaluator = func(string, string, []refkcp.Unit) (refkcp.Judgement, error) { return refkcp.Judgement{}, errors.New(msg) }
+		opts.Evaluator = func(string, string, []refkcp.Unit) (refkcp.Judgement, error) {
+			return refkcp.Judgement{}, errors.New(msg)
+		}
 	case req.Evaluator != nil:
 		var j refkcp.Judgement
 		if err := recode(req.Evaluator, &j); err != nil {

@@ -25,6 +25,15 @@ type failedError struct{ msg string }
 
 func (e *failedError) Error() string { return e.msg }
 
+// exitError ends the command with an exact exit code and stderr message,
+// for commands that must behave like another tool (sifu kcp).
+type exitError struct {
+	code int
+	msg  string
+}
+
+func (e *exitError) Error() string { return e.msg }
+
 func main() {
 	os.Exit(run(os.Args[1:]))
 }
@@ -37,6 +46,13 @@ func run(args []string) int {
 	err := cmd.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	var exit *exitError
+	if errors.As(err, &exit) {
+		if exit.msg != "" {
+			fmt.Fprintln(os.Stderr, exit.msg)
+		}
+		return exit.code
 	}
 	var failed *failedError
 	if errors.As(err, &failed) {

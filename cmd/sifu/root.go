@@ -6,9 +6,11 @@ import (
 	"maps"
 	"runtime/debug"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/adapters/exec"
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
@@ -61,6 +63,14 @@ func suites() map[string]suiteEntry {
 						return inproc.KCP{}, func() {}, nil
 					}}, nil
 				},
+				"exec": func(f runFlags) (runner.Target, error) {
+					if strings.TrimSpace(f.command) == "" {
+						return nil, &runner.UsageError{Msg: `--target exec needs --cmd, e.g. --cmd "sifu kcp" or --cmd "kcp-agent"`}
+					}
+					return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
+						return exec.Planner{Command: f.command}, func() {}, nil
+					}}, nil
+				},
 			},
 		},
 	}
@@ -86,6 +96,6 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.UsageError{Msg: fmt.Sprintf("%v; see `%s --help`", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd())
+	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd(), newKCPCmd())
 	return root
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/runner"
+	kcpsuite "github.com/sifu-dev/sifu/suite/kcp"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -201,5 +202,49 @@ func TestKillAndRestartKeepsEverything(t *testing.T) {
 	ws := must(c.Read(ctx, kungfu.Read{Agent: bob, View: "entry", Params: map[string]any{"thread": item["thread"], "entry": item["entry"]}}))
 	if pinned := ws["pinned"].(map[string]any); pinned["content"] != "before the crash" {
 		t.Errorf("recovered entry %v", ws)
+	}
+}
+
+// TestKCPOverTheCommandLine runs the KCP corpus against `sifu kcp` as a
+// planner command: every vector the command line can express gives the
+// in-process result; the rest (the confidence gate, options without a
+// flag) are untestable, never passed silently.
+func TestKCPOverTheCommandLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	bin := buildSifu(t)
+	plan, err := runner.Load(sifu.Assets, kcpsuite.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := func(name string, f runFlags) map[string]engine.Status {
+		target, err := suites()["kcp"].targets[name](f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]engine.Status{}
+		for _, tc := range run.Tests {
+			out[tc.ID] = tc.Status
+		}
+		return out
+	}
+	want := results("inproc", runFlags{})
+	got := results("exec", runFlags{command: bin + " kcp"})
+	untestable := 0
+	for id, w := range want {
+		switch {
+		case got[id] == engine.Untestable:
+			untestable++
+		case got[id] != w:
+			t.Errorf("%s: in-process %s, over the command line %s", id, w, got[id])
+		}
+	}
+	if untestable == 0 || untestable == len(want) {
+		t.Errorf("%d of %d checks untestable over the command line", untestable, len(want))
 	}
 }
