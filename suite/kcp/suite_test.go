@@ -104,3 +104,26 @@ func TestCorpusCatchesWrongPlanners(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCorpusInProcess measures planning every planner vector of the
+// corpus in-process (parse + plan + projection), per vector.
+func BenchmarkCorpusInProcess(b *testing.B) {
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var reqs []kcp.PlanRequest
+	for _, c := range plan.Checks {
+		if c.Steps[0].Name == "plan" {
+			p := c.Steps[0].Params
+			reqs = append(reqs, kcp.PlanRequest{Name: p["name"].(string), Manifest: p["manifest"].(string), Task: p["task"].(string), Options: p["options"].(map[string]any)})
+		}
+	}
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if _, err := (inproc.KCP{}).Plan(ctx, reqs[i%len(reqs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
