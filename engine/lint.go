@@ -51,7 +51,7 @@ func lintStep(s Step, vars, agents map[string]bool) error {
 		}
 		return nil
 	}
-	if (s.Op == OpAct || s.Op == OpRead || s.Op == OpControl && s.Name == "deactivate") && !agents[s.Agent] {
+	if s.Agent != "" && (s.Op == OpAct || s.Op == OpRead || s.Op == OpControl && s.Name == "deactivate") && !agents[s.Agent] {
 		return fmt.Errorf("%s: agent %q acts before it is provisioned; provision it in an earlier step", s.Source, s.Agent)
 	}
 	if err := use("the key", s.Key); err != nil {

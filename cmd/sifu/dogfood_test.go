@@ -1,13 +1,15 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"path/filepath"
 	"reflect"
 	"testing"
 
+	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/suite/kungfu"
+	"github.com/sifu-dev/sifu/runner"
 )
 
 // substance is what a declaration says, without what changes on every run
@@ -21,27 +23,48 @@ func substance(d *declaration.Declaration) string {
 	return string(raw)
 }
 
-// TestCommittedDeclarationIsCurrent: the reference's own statement in
-// conformance/kungfu verifies against its evidence and says what a fresh run
-// says. Regenerate it with:
+// TestCommittedDeclarationsAreCurrent: each bundled reference's own
+// statement in conformance/<suite> verifies against its evidence and says
+// what a fresh run says. Regenerate one with:
 //
-//	go run ./cmd/sifu run --declare conformance/kungfu
-func TestCommittedDeclarationIsCurrent(t *testing.T) {
-	committed := filepath.Join("..", "..", "conformance", "kungfu", "conformance.json")
-	old, err := declaration.Read(committed)
-	if err != nil {
-		t.Fatalf("%v; regenerate with: go run ./cmd/sifu run --declare conformance/kungfu", err)
-	}
-	fresh, _, plan := declareRun(t)
-	problems, err := declaration.Verify(committed, plan.Catalogue, sources(kungfu.Suite))
-	if err != nil || len(problems) > 0 {
-		t.Fatalf("the committed declaration does not verify (%v %v); regenerate with: go run ./cmd/sifu run --declare conformance/kungfu", err, problems)
-	}
-	now, err := declaration.Read(fresh)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if a, b := substance(old), substance(now); !reflect.DeepEqual(a, b) {
-		t.Fatalf("conformance/kungfu is stale: a fresh run declares something else; regenerate with: go run ./cmd/sifu run --declare conformance/kungfu")
+//	go run ./cmd/sifu run --suite <suite> --declare conformance/<suite>
+func TestCommittedDeclarationsAreCurrent(t *testing.T) {
+	for _, name := range []string{"kungfu", "kcp"} {
+		t.Run(name, func(t *testing.T) {
+			regenerate := "regenerate with: go run ./cmd/sifu run --suite " + name + " --declare conformance/" + name
+			committed := filepath.Join("..", "..", "conformance", name, "conformance.json")
+			old, err := declaration.Read(committed)
+			if err != nil {
+				t.Fatalf("%v; %s", err, regenerate)
+			}
+			entry := suites()[name]
+			plan, err := runner.Load(sifu.Assets, entry.suite)
+			if err != nil {
+				t.Fatal(err)
+			}
+			problems, err := declaration.Verify(committed, plan.Catalogue, sources(entry.suite))
+			if err != nil || len(problems) > 0 {
+				t.Fatalf("the committed declaration does not verify (%v %v); %s", err, problems, regenerate)
+			}
+			target, err := entry.targets["inproc"](runFlags{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: harness()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			if _, err := declare(dir, plan, entry.suite, run, nil); err != nil {
+				t.Fatal(err)
+			}
+			now, err := declaration.Read(filepath.Join(dir, "conformance.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := substance(old), substance(now); !reflect.DeepEqual(a, b) {
+				t.Fatalf("conformance/%s is stale: a fresh run declares something else; %s", name, regenerate)
+			}
+		})
 	}
 }

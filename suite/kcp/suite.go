@@ -6,6 +6,7 @@ import (
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
+	steps "github.com/sifu-dev/sifu/steps/kcp"
 )
 
 // Suite is where the KCP suite's data lives in sifu's assets. Its vectors
@@ -16,7 +17,7 @@ var Suite = runner.Suite{
 	Features:      "features/kcp",
 	Vectors:       "vectors/kcp",
 	Schemas:       "vectors/schema",
-	Register:      nil,
+	Register:      steps.Register,
 	CompileVector: CompileVector,
 }
 

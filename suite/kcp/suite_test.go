@@ -2,7 +2,9 @@ package kcp_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 
@@ -52,6 +54,8 @@ func TestVectorShapesAndNames(t *testing.T) {
 	}
 }
 
+var calls atomic.Int64
+
 // perturbed is a planner with one wrong habit; every habit must be caught.
 type perturbed struct {
 	inproc.KCP
@@ -79,6 +83,12 @@ func (p perturbed) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]an
 		}
 	case "extra-key":
 		out["trust"].(map[string]any)["note"] = "x"
+	case "unstable":
+		out["warnings"] = append(out["warnings"].([]any), fmt.Sprint("call ", calls.Add(1)))
+	case "open-restricted":
+		for _, e := range out["selected"].([]any) {
+			e.(map[string]any)["loadEligible"] = true
+		}
 	}
 	return out, nil
 }
@@ -91,7 +101,7 @@ func TestCorpusCatchesWrongPlanners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fault := range []string{"score", "reason", "order", "extra-key"} {
+	for _, fault := range []string{"score", "reason", "order", "extra-key", "unstable", "open-restricted"} {
 		target := kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
 			return perturbed{fault: fault}, func() {}, nil
 		}}
@@ -101,6 +111,14 @@ func TestCorpusCatchesWrongPlanners(t *testing.T) {
 		}
 		if run.Summary.Fail == 0 {
 			t.Errorf("a planner with the %q fault passed every check", fault)
+		}
+		for _, tc := range run.Tests {
+			if fault == "unstable" && strings.Contains(tc.ID, "the-same-inputs") && tc.Status != engine.Fail {
+				t.Errorf("an unstable planner passed %s", tc.ID)
+			}
+			if fault == "open-restricted" && strings.Contains(tc.ID, "restricted-unit-is-never") && tc.Status != engine.Fail {
+				t.Errorf("a planner opening restricted units passed %s", tc.ID)
+			}
 		}
 	}
 }
