@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
+	"time"
 
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/suite/kcp"
@@ -131,6 +133,11 @@ func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any,
 	args = append(args, "--manifest", manifest, "--json")
 	cmd := osexec.CommandContext(ctx, "sh", args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC")
+	// Its own process group, so that a deadline kills whatever the shell
+	// started and no orphan keeps the output pipes open.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
