@@ -83,4 +83,3 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 	}
 	return engine.Outcome{OK: true, Result: engine.Normalize(result)}, nil
 }
-
