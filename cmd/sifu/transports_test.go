@@ -223,7 +223,7 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: name})
+		run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: name, Tags: "~@slow"})
 		if err != nil {
 			t.Fatal(err)
 		}

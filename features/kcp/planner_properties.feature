@@ -111,3 +111,9 @@ Feature: Properties of the planner that vectors express poorly
       """
     Then /result/selected/*/id matches {"$not_contains": "filings-paid"}
     And /result/skipped/*/id matches {"$contains": "filings-paid"}
+
+  # 800 plans: slow over a command line, where each plan is a process.
+  @slow @KCP-determinism @KCP-4.14 @KCP-4.15 @KCP-4.11
+  Scenario: Invariants hold on generated manifests and options
+    Then the planner keeps its invariants on 200 generated manifests with seed 1
+    And the planner keeps its invariants on 200 generated manifests with seed 20261129

@@ -22,7 +22,22 @@ func Register(sc *godog.ScenarioContext) {
 	sc.Step(`^the planner plans "([^"]*)" over ([a-z][a-z0-9_-]*)$`, planBare)
 	sc.Step(`^the planner plans "([^"]*)" over ([a-z][a-z0-9_-]*) with options:$`, plan)
 	sc.Step(`^the planner plans "([^"]*)" over ([a-z][a-z0-9_-]*) (\d+) times at once with options:$`, planAtOnce)
+	sc.Step(`^the planner keeps its invariants on (\d+) generated manifests with seed (\d+)$`, properties)
 	expectations.Register(sc)
+}
+
+// properties checks the planner's invariants over generated manifests and
+// options, seeded so that every run checks the same inputs.
+func properties(ctx context.Context, runs, seed string) error {
+	r, _ := strconv.Atoi(runs)
+	s, _ := strconv.Atoi(seed)
+	if r < 1 || r > 10000 {
+		return fmt.Errorf("generate 1 to 10000 manifests, not %d", r)
+	}
+	gherkin.From(ctx).Add(engine.Step{Op: engine.OpAct, Name: "properties",
+		Params: map[string]any{"runs": float64(r), "seed": float64(s)},
+		Expect: &engine.Expect{Outcome: "ok", Match: []engine.Match{{Pointer: "/result/violations", Matcher: []any{}}}}})
+	return nil
 }
 
 type manifestsKey struct{}

@@ -85,6 +85,10 @@ func (p perturbed) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]an
 		out["trust"].(map[string]any)["note"] = "x"
 	case "unstable":
 		out["warnings"] = append(out["warnings"].([]any), fmt.Sprint("call ", calls.Add(1)))
+	case "overspend":
+		if b, ok := out["budget"].(map[string]any); ok && b["ceiling"] != nil {
+			b["projectedSpend"] = b["ceiling"].(float64) + 0.01
+		}
 	case "open-restricted":
 		for _, e := range out["selected"].([]any) {
 			e.(map[string]any)["loadEligible"] = true
@@ -101,7 +105,7 @@ func TestCorpusCatchesWrongPlanners(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, fault := range []string{"score", "reason", "order", "extra-key", "unstable", "open-restricted"} {
+	for _, fault := range []string{"score", "reason", "order", "extra-key", "unstable", "open-restricted", "overspend"} {
 		target := kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
 			return perturbed{fault: fault}, func() {}, nil
 		}}
@@ -118,6 +122,10 @@ func TestCorpusCatchesWrongPlanners(t *testing.T) {
 			}
 			if fault == "open-restricted" && strings.Contains(tc.ID, "restricted-unit-is-never") && tc.Status != engine.Fail {
 				t.Errorf("a planner opening restricted units passed %s", tc.ID)
+			}
+			if fault != "score" && fault != "reason" && fault != "order" && fault != "extra-key" &&
+				strings.Contains(tc.ID, "invariants-hold") && tc.Status != engine.Fail {
+				t.Errorf("the generated-manifest invariants missed the %q fault", fault)
 			}
 		}
 	}

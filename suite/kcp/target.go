@@ -72,6 +72,12 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		var req AssessRequest
 		_ = json.Unmarshal(raw, &req)
 		result, err = e.target.Assess(ctx, req)
+	case "properties":
+		runs, _ := step.Params["runs"].(float64)
+		seed, _ := step.Params["seed"].(float64)
+		var violations []any
+		violations, err = checkProperties(ctx, e.target, int(runs), uint64(seed))
+		result = map[string]any{"runs": runs, "seed": seed, "violations": violations}
 	default:
 		return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the kcp suite cannot execute %q", step.Name)}
 	}
