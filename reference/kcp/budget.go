@@ -14,13 +14,14 @@ type walkResult struct {
 	unmeasured int // accepted load-eligible units of undeclared size (context budget only)
 }
 
-// walk is §3.6: in sorted order, drop units beyond maxUnits silently,
+// walk is §3.6 (it reuses sorted's storage for the accepted units): in sorted order, drop units beyond maxUnits silently,
 // then hold each load-eligible unit to the money ceiling and then to the
 // context ceiling. Money is added before the context check and is not
 // rolled back when the unit is then refused for context (a reference
 // quirk kept on purpose).
 func (pl *planner) walk(sorted []*candidate) walkResult {
-	var w walkResult
+	// accepted is a subsequence of sorted, so it is filtered in place.
+	w := walkResult{accepted: sorted[:0]}
 	var spend, usedTokens float64
 	budget := pl.o.budget
 	for _, c := range sorted {
@@ -72,7 +73,8 @@ func (w *walkResult) skip(u SelectedUnit, reason string) {
 // size is the declared size of the last unit with this id: size_tokens,
 // else ceil(bytes/4) (approximate), else unmeasured.
 func (pl *planner) size(id string) (tokens float64, approximate, measured bool) {
-	u := pl.m.Units[pl.lastByID[id]]
+	ix, _ := pl.lookup(id)
+	u := pl.m.Units[ix.last]
 	switch {
 	case u.SizeTokens != nil:
 		return *u.SizeTokens, false, true
@@ -116,16 +118,18 @@ func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
 		b.Note = "no money ceiling given; paid units are planned at their declared prices"
 		return b
 	}
-	projected := money(sum)
-	remaining := money(budget.Amount - budget.Spent - projected)
-	ceiling := budget.Amount
-	b.Ceiling, b.ProjectedSpend, b.Remaining, b.Currency = &ceiling, &projected, &remaining, pl.o.currency
+	// The four reported numbers share one allocation.
+	v := new([4]float64)
+	ceiling, projected, remaining, spent := &v[0], &v[1], &v[2], &v[3]
+	*ceiling, *projected = budget.Amount, money(sum)
+	*remaining = money(budget.Amount - budget.Spent - *projected)
+	b.Ceiling, b.ProjectedSpend, b.Remaining, b.Currency = ceiling, projected, remaining, pl.o.currency
 	if budget.Spent > 0 {
-		spent := budget.Spent
-		b.AlreadyCommitted = &spent
+		*spent = budget.Spent
+		b.AlreadyCommitted = spent
 	}
-	b.Note = fmt.Sprintf("greedy by score under a ceiling of %s %s; a unit that would exceed it is skipped",
-		formatJSNumber(ceiling), pl.o.currency)
+	b.Note = "greedy by score under a ceiling of " + formatJSNumber(*ceiling) + " " + pl.o.currency +
+		"; a unit that would exceed it is skipped"
 	return b
 }
 
@@ -151,8 +155,9 @@ func (pl *planner) contextSummary(accepted []*candidate) ContextSummary {
 		c.Note = "no context budget given; sizes come from size_tokens, else bytes/4 (approximate)"
 		return c
 	}
-	limit, remaining := *ceiling, *ceiling-projected
-	c.Ceiling, c.ProjectedTokens, c.Remaining = &limit, &projected, &remaining
-	c.Note = fmt.Sprintf("greedy by score under a ceiling of %s tokens; sizes come from size_tokens, else bytes/4 (approximate)", formatTokens(limit))
+	v := &[3]float64{*ceiling, projected, *ceiling - projected} // one allocation for the three
+	c.Ceiling, c.ProjectedTokens, c.Remaining = &v[0], &v[1], &v[2]
+	c.Note = "greedy by score under a ceiling of " + formatTokens(v[0]) +
+		" tokens; sizes come from size_tokens, else bytes/4 (approximate)"
 	return c
 }

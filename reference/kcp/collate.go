@@ -21,7 +21,50 @@ import (
 // script. Unlike byte order, "a_b" < "a-b" < "A1" < "a10" < "a9" < "ab" <
 // "b" < "B".
 func localeCompare(a, b string) int {
+	if isASCII(a) && isASCII(b) {
+		return compareASCII(a, b)
+	}
 	return newSortKey(a).compare(newSortKey(b))
+}
+
+// compareASCII is localeCompare for two ASCII strings without building
+// sort keys: each level compares the weights of the non-ignorable
+// characters in order, a proper prefix first.
+func compareASCII(a, b string) int {
+	for level := range 3 {
+		if c := compareASCIILevel(a, b, level); c != 0 {
+			return c
+		}
+	}
+	return 0
+}
+
+func compareASCIILevel(a, b string, level int) int {
+	i, j := 0, 0
+	for {
+		for i < len(a) && asciiElements[a[i]][0] == 0 {
+			i++
+		}
+		for j < len(b) && asciiElements[b[j]][0] == 0 {
+			j++
+		}
+		switch {
+		case i == len(a) && j == len(b):
+			return 0
+		case i == len(a):
+			return -1
+		case j == len(b):
+			return 1
+		}
+		if wa, wb := asciiElements[a[i]][level], asciiElements[b[j]][level]; wa != wb {
+			if wa < wb {
+				return -1
+			}
+			return 1
+		}
+		i++
+		j++
+	}
 }
 
 // sortKey holds the weights of a string level by level, so that sorting
@@ -30,8 +73,11 @@ type sortKey [3][]int
 
 func newSortKey(s string) sortKey {
 	if isASCII(s) {
-		// Fast path: every ASCII character is one element (or ignorable).
-		k := sortKey{make([]int, 0, len(s)), make([]int, 0, len(s)), make([]int, 0, len(s))}
+		// Fast path: every ASCII character is one element (or ignorable);
+		// the three levels share one backing array.
+		n := len(s)
+		all := make([]int, 3*n)
+		k := sortKey{all[0:0:n], all[n : n : 2*n], all[2*n : 2*n : 3*n]}
 		for i := 0; i < len(s); i++ {
 			if ce := asciiElements[s[i]]; ce[0] != 0 {
 				k[0], k[1], k[2] = append(k[0], ce[0]), append(k[1], ce[1]), append(k[2], ce[2])

@@ -6,17 +6,33 @@ import (
 	"strings"
 )
 
-// candidate is a unit that survived the cascade, with its id's collation
-// key for the tie-break.
+// candidate is a unit that survived the cascade. The collation key of its
+// id, for the tie-break, is built on first use and only for non-ASCII ids.
 type candidate struct {
 	unit  SelectedUnit
-	idKey sortKey
+	idKey *sortKey
+}
+
+// compareID is localeCompare(a.unit.ID, b.unit.ID).
+func (a *candidate) compareID(b *candidate) int {
+	if isASCII(a.unit.ID) && isASCII(b.unit.ID) {
+		return compareASCII(a.unit.ID, b.unit.ID)
+	}
+	return a.key().compare(*b.key())
+}
+
+func (c *candidate) key() *sortKey {
+	if c.idKey == nil {
+		k := newSortKey(c.unit.ID)
+		c.idKey = &k
+	}
+	return c.idKey
 }
 
 // reduce applies the eligibility reductions of §3.5 to a relevant unit.
 // The unit stays listed; each failing rule appends its reason and may
 // clear LoadEligible.
-func (pl *planner) reduce(u Unit, score int, reasons []string) *candidate {
+func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
 	s := SelectedUnit{
 		ID: u.ID, Path: u.Path, Intent: u.Intent,
 		Score:               score,
@@ -93,12 +109,12 @@ func (pl *planner) reduce(u Unit, score int, reasons []string) *candidate {
 				"hint: '%s' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)", u.Access))
 		}
 	}
-	return &candidate{unit: s, idKey: newSortKey(u.ID)}
+	return s
 }
 
 // playbookComposition finds the first step whose `uses` names an existing
 // unit that lacks load_eligible: true.
-func (pl *planner) playbookComposition(u Unit) string {
+func (pl *planner) playbookComposition(u *Unit) string {
 	for _, st := range u.Steps {
 		if st.Uses == "" {
 			continue
@@ -119,7 +135,7 @@ var defaultAuthorityScale = []string{"observe", "explain", "suggest", "prepare",
 // authority_level and the agent's grant ceiling, and finds the first step
 // whose level is unknown or above it. Steps without a level are not
 // checked, and without any ceiling nothing is.
-func (pl *planner) authority(u Unit) (*AuthorityBinding, string) {
+func (pl *planner) authority(u *Unit) (*AuthorityBinding, string) {
 	scale := pl.m.AuthorityLevelScale
 	if len(scale) == 0 {
 		scale = defaultAuthorityScale
@@ -155,16 +171,16 @@ func (pl *planner) authority(u Unit) (*AuthorityBinding, string) {
 // own single step.
 type invocationStep struct {
 	name    string
-	binders []Unit // the unit itself first, then the unit its step uses
+	binders []*Unit // the unit itself first, then the unit its step uses
 }
 
-func (pl *planner) invocationSteps(u Unit) []invocationStep {
+func (pl *planner) invocationSteps(u *Unit) []invocationStep {
 	if len(u.Steps) == 0 {
-		return []invocationStep{{name: u.ID, binders: []Unit{u}}}
+		return []invocationStep{{name: u.ID, binders: []*Unit{u}}}
 	}
 	steps := make([]invocationStep, 0, len(u.Steps))
 	for _, st := range u.Steps {
-		is := invocationStep{name: st.ID, binders: []Unit{u}}
+		is := invocationStep{name: st.ID, binders: []*Unit{u}}
 		if used, ok := pl.unitByID(st.Uses); ok && st.Uses != "" && used.ID != u.ID {
 			is.binders = append(is.binders, used)
 		}
@@ -177,7 +193,7 @@ func (pl *planner) invocationSteps(u Unit) []invocationStep {
 // binds each step (the used unit's action_scope.spend, else the unit's
 // own): vendor, then currency, then amount. It returns the first breach,
 // else the last check made, else nil when no ceiling applies.
-func (pl *planner) spendCheck(u Unit, sp *SpendProposal) *SpendCheck {
+func (pl *planner) spendCheck(u *Unit, sp *SpendProposal) *SpendCheck {
 	var last *SpendCheck
 	for _, st := range pl.invocationSteps(u) {
 		var ceiling *SpendScope
@@ -228,7 +244,7 @@ func orDefault(s, def string) string {
 // denyCheck matches the proposed action's tokens against the union of
 // the deny lists that bind each step, tools then paths (globs) then
 // capabilities, and returns every denied attempt in that order.
-func (pl *planner) denyCheck(u Unit, a *ActionProposal) []ProhibitedAttempt {
+func (pl *planner) denyCheck(u *Unit, a *ActionProposal) []ProhibitedAttempt {
 	var out []ProhibitedAttempt
 	for _, st := range pl.invocationSteps(u) {
 		for _, binder := range st.binders {
@@ -283,7 +299,7 @@ func globMatch(pattern, path string) bool {
 }
 
 // grantRequests lists the escalation paths a playbook's steps declare.
-func grantRequests(u Unit) []GrantRequest {
+func grantRequests(u *Unit) []GrantRequest {
 	var out []GrantRequest
 	for _, st := range u.Steps {
 		if len(st.Escalation) > 0 {

@@ -3,7 +3,6 @@ package kcp
 import (
 	"math"
 	"math/big"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -23,28 +22,70 @@ import (
 //
 // An absent key is simply missing from its jsObject (JS undefined).
 
-// jsObject is a JS plain object: string keys in insertion order.
+// jsObject is a JS plain object: string keys in insertion order. Small
+// objects (the common case) are searched linearly; index maps keys to
+// positions once an object grows past smallObject keys.
 type jsObject struct {
-	keys []string
-	vals map[string]any
+	entries []jsEntry
+	index   map[string]int
 }
 
-func newJSObject() *jsObject { return &jsObject{vals: map[string]any{}} }
+// jsEntry is one property of a jsObject.
+type jsEntry struct {
+	key string
+	val any
+}
+
+// smallObject is the size up to which a linear key search beats a map.
+const smallObject = 16
+
+// newJSObjectSize preallocates room for n keys.
+func newJSObjectSize(n int) *jsObject {
+	return &jsObject{entries: make([]jsEntry, 0, n)}
+}
+
+// find returns the position of key, or -1.
+func (o *jsObject) find(key string) int {
+	if o.index != nil {
+		if i, ok := o.index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range o.entries {
+		if o.entries[i].key == key {
+			return i
+		}
+	}
+	return -1
+}
 
 // get returns the value under key and whether the key is present.
 func (o *jsObject) get(key string) (any, bool) {
 	if o == nil {
 		return nil, false
 	}
-	v, ok := o.vals[key]
-	return v, ok
+	if i := o.find(key); i >= 0 {
+		return o.entries[i].val, true
+	}
+	return nil, false
 }
 
 func (o *jsObject) set(key string, v any) {
-	if _, ok := o.vals[key]; !ok {
-		o.keys = append(o.keys, key)
+	if i := o.find(key); i >= 0 {
+		o.entries[i].val = v
+		return
 	}
-	o.vals[key] = v
+	o.entries = append(o.entries, jsEntry{key, v})
+	switch {
+	case o.index != nil:
+		o.index[key] = len(o.entries) - 1
+	case len(o.entries) > smallObject:
+		o.index = make(map[string]int, len(o.entries))
+		for i, e := range o.entries {
+			o.index[e.key] = i
+		}
+	}
 }
 
 // jsDate is a JS Date: milliseconds since the epoch, UTC.
@@ -151,7 +192,47 @@ func isJSWhitespace(r rune) bool {
 // jsTrim is String.prototype.trim.
 func jsTrim(s string) string { return strings.TrimFunc(s, isJSWhitespace) }
 
-var jsDecimalLiteral = regexp.MustCompile(`^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$`)
+// isJSDecimalLiteral matches ^[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?$:
+// an optional sign, digits with an optional fraction (or a fraction
+// alone), then an optional exponent.
+func isJSDecimalLiteral(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	intDigits := countDigits(s[i:])
+	i += intDigits
+	fracDigits := 0
+	if i < len(s) && s[i] == '.' {
+		i++
+		fracDigits = countDigits(s[i:])
+		i += fracDigits
+	}
+	if intDigits == 0 && fracDigits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		expDigits := countDigits(s[i:])
+		if expDigits == 0 {
+			return false
+		}
+		i += expDigits
+	}
+	return i == len(s)
+}
+
+// countDigits is the length of the run of ASCII digits s starts with.
+func countDigits(s string) int {
+	n := 0
+	for n < len(s) && '0' <= s[n] && s[n] <= '9' {
+		n++
+	}
+	return n
+}
 
 // jsNumberFromString is Number(string): trimmed, "" is 0, 0x/0o/0b
 // prefixes (unsigned only), Infinity, decimal literals; anything else NaN.
@@ -180,7 +261,7 @@ func jsNumberFromString(s string) float64 {
 			return parseRadixInteger(s[2:], base)
 		}
 	}
-	if !jsDecimalLiteral.MatchString(s) {
+	if !isJSDecimalLiteral(s) {
 		return math.NaN()
 	}
 	f, err := strconv.ParseFloat(s, 64)

@@ -67,8 +67,18 @@ func jsToFixed(x float64, digits int) string {
 	}
 	sign := ""
 	if x < 0 {
-		sign, x = "-", -x
+		sign = "-"
 	}
+	x = math.Abs(x)
+	if s, ok := fixedNoTie(x, digits); ok {
+		return sign + s
+	}
+	return sign + fixedHalfUp(x, digits)
+}
+
+// fixedHalfUp formats x ≥ 0 with digits decimals, rounding the exact
+// binary value half up.
+func fixedHalfUp(x float64, digits int) string {
 	r := new(big.Rat).SetFloat64(x)
 	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)
 	r.Mul(r, new(big.Rat).SetInt(scale))
@@ -79,12 +89,26 @@ func jsToFixed(x float64, digits int) string {
 	}
 	s := n.String()
 	if digits == 0 {
-		return sign + s
+		return s
 	}
 	if len(s) <= digits {
 		s = strings.Repeat("0", digits-len(s)+1) + s
 	}
-	return sign + s[:len(s)-digits] + "." + s[len(s)-digits:]
+	return s[:len(s)-digits] + "." + s[len(s)-digits:]
+}
+
+// fixedNoTie formats x ≥ 0 with digits decimals via strconv, which rounds
+// the exact binary value correctly but breaks exact ties to even. It
+// reports false when x may be an exact tie (its exact expansion would
+// then end in 5 at position digits+1, which strconv prints exactly), so
+// the caller can round half up the slow way.
+func fixedNoTie(x float64, digits int) (string, bool) {
+	var buf [64]byte
+	probe := strconv.AppendFloat(buf[:0], x, 'f', digits+1, 64)
+	if probe[len(probe)-1] == '5' {
+		return "", false
+	}
+	return strconv.FormatFloat(x, 'f', digits, 64), true
 }
 
 // money is the reference's Number(n.toFixed(6)).

@@ -99,6 +99,11 @@ type effective struct {
 	action        *ActionProposal
 }
 
+// defaultPaymentMethods is the paymentMethods default. It is shared and
+// read-only: the planner never writes to effective.methods, and echoes a
+// copy.
+var defaultPaymentMethods = []string{"free"}
+
 func resolveOptions(o Options) effective {
 	e := effective{
 		env:           o.Env,
@@ -109,7 +114,7 @@ func resolveOptions(o Options) effective {
 		currency:      DefaultCurrency,
 		contextBudget: o.ContextBudget,
 		role:          "agent",
-		methods:       []string{"free"},
+		methods:       defaultPaymentMethods,
 		credentials:   []string{},
 		attest:        o.Capabilities.AttestationProvider,
 		grantCeiling:  o.GrantCeiling,

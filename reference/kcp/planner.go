@@ -3,6 +3,7 @@ package kcp
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -51,29 +52,36 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	}
 	p.Trust = pl.trust()
 
-	var candidates []*candidate
-	for _, u := range m.Units {
+	p.Skipped = make([]SkippedUnit, 0, len(m.Units)) // every unit is skipped at most once
+	store := make([]candidate, 0, len(m.Units))      // survivors by value; pointers taken after the loop
+	for i := range m.Units {
+		u := &pl.m.Units[i] // read-only: the manifest is never modified
 		score, reasons, skip := pl.cascade(u)
 		if skip != "" {
 			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: skip})
 			continue
 		}
-		c := pl.reduce(u, score, reasons)
-		if o.strict && !c.unit.LoadEligible {
-			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: c.unit.Reasons[len(c.unit.Reasons)-1], Governance: c.unit.Governance})
+		s := pl.reduce(u, score, reasons)
+		if o.strict && !s.LoadEligible {
+			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: s.Reasons[len(s.Reasons)-1], Governance: s.Governance})
 			continue
 		}
-		candidates = append(candidates, c)
+		store = append(store, candidate{unit: s})
+	}
+	candidates := make([]*candidate, len(store))
+	for i := range store {
+		candidates[i] = &store[i]
 	}
 	// Score descending, then id in localeCompare order; stable.
 	slices.SortStableFunc(candidates, func(a, b *candidate) int {
 		if a.unit.Score != b.unit.Score {
 			return b.unit.Score - a.unit.Score
 		}
-		return a.idKey.compare(b.idKey)
+		return a.compareID(b)
 	})
 
 	w := pl.walk(candidates)
+	p.Selected = make([]SelectedUnit, 0, len(w.accepted))
 	for _, c := range w.accepted {
 		p.Selected = append(p.Selected, c.unit)
 	}
@@ -95,23 +103,28 @@ type planner struct {
 	m     Manifest
 	o     effective
 	terms []string
-	// firstByID and lastByID index m.Units. Successor and step lookups
-	// take the first unit with an id, the size lookup the last (the
-	// reference uses find() for one and a Map for the other).
-	firstByID map[string]int
-	lastByID  map[string]int
+	// byID indexes m.Units for manifests larger than smallManifest (a
+	// linear scan is cheaper below). Successor and step lookups take the
+	// first unit with an id, the size lookup the last (the reference uses
+	// find() for one and a Map for the other).
+	byID map[string]unitIndex
 
 	requiresAttestation bool
 	agentCanAttest      bool
 }
 
-func newPlanner(m Manifest, o effective, terms []string) *planner {
-	pl := &planner{m: m, o: o, terms: terms, firstByID: map[string]int{}, lastByID: map[string]int{}}
-	for i, u := range m.Units {
-		if _, ok := pl.firstByID[u.ID]; !ok {
-			pl.firstByID[u.ID] = i
+func newPlanner(m Manifest, o effective, terms []string) planner {
+	pl := planner{m: m, o: o, terms: terms}
+	if len(m.Units) > smallManifest {
+		pl.byID = make(map[string]unitIndex, len(m.Units))
+		for i, u := range m.Units {
+			ix, ok := pl.byID[u.ID]
+			if !ok {
+				ix.first = i
+			}
+			ix.last = i
+			pl.byID[u.ID] = ix
 		}
-		pl.lastByID[u.ID] = i
 	}
 	if t := m.Trust; t != nil && t.RequireAttestation != nil {
 		pl.requiresAttestation = *t.RequireAttestation
@@ -121,12 +134,37 @@ func newPlanner(m Manifest, o effective, terms []string) *planner {
 	return pl
 }
 
-func (pl *planner) unitByID(id string) (Unit, bool) {
-	i, ok := pl.firstByID[id]
-	if !ok {
-		return Unit{}, false
+// unitIndex is the first and last position of an id in m.Units.
+type unitIndex struct{ first, last int }
+
+// smallManifest is the unit count up to which ids are looked up by a
+// linear scan instead of a map.
+const smallManifest = 32
+
+// lookup finds the first and last unit with id.
+func (pl *planner) lookup(id string) (unitIndex, bool) {
+	if pl.byID != nil {
+		ix, ok := pl.byID[id]
+		return ix, ok
 	}
-	return pl.m.Units[i], true
+	ix, ok := unitIndex{}, false
+	for i := range pl.m.Units {
+		if pl.m.Units[i].ID == id {
+			if !ok {
+				ix.first = i
+			}
+			ix.last, ok = i, true
+		}
+	}
+	return ix, ok
+}
+
+func (pl *planner) unitByID(id string) (*Unit, bool) {
+	ix, ok := pl.lookup(id)
+	if !ok {
+		return nil, false
+	}
+	return &pl.m.Units[ix.first], true
 }
 
 func echoOptions(o effective) PlanOptions {
@@ -170,7 +208,7 @@ func (pl *planner) trust() PlanTrust {
 // cascade runs the skip gates of §3.4 in order and returns the first
 // failing gate's reason, or the unit's score and score reasons when it
 // passes them all.
-func (pl *planner) cascade(u Unit) (score int, reasons []string, skip string) {
+func (pl *planner) cascade(u *Unit) (score int, reasons []string, skip string) {
 	role := pl.o.role
 	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) {
 		return 0, nil, fmt.Sprintf("audience %s excludes role '%s'", jsonStringArray(u.Audience), role)
@@ -204,7 +242,7 @@ func (pl *planner) cascade(u Unit) (score int, reasons []string, skip string) {
 			return 0, nil, fmt.Sprintf("superseded by %s (successor active)", t.SupersededBy)
 		}
 	}
-	if score, reasons = scoreUnit(u, pl.terms); score == 0 {
+	if score, reasons = scoreTerms(u, pl.terms); score == 0 {
 		return 0, nil, reasonNotRelevant
 	}
 	return score, reasons, ""
@@ -212,7 +250,7 @@ func (pl *planner) cascade(u Unit) (score int, reasons []string, skip string) {
 
 // activeAt reports valid_from ≤ asOf ≤ valid_until, bounds inclusive and
 // unset bounds open.
-func (pl *planner) activeAt(u Unit) bool {
+func (pl *planner) activeAt(u *Unit) bool {
 	t := u.Temporal
 	if t == nil {
 		return true
@@ -229,36 +267,130 @@ func isTrue(b *bool) bool { return b != nil && *b }
 // included) against the lower-cased intent, the triggers (both ways: a
 // trigger inside the term or the term inside a trigger) and "id path".
 // score = 3·intent + 4·trigger + 2·id/path hits.
-func scoreUnit(u Unit, terms []string) (int, []string) {
-	intent := jsLower(u.Intent)
-	idPath := jsLower(u.ID + " " + u.Path)
-	triggers := make([]string, len(u.Triggers))
-	for i, tr := range u.Triggers {
-		triggers[i] = jsLower(tr)
+func scoreUnit(u Unit, terms []string) (int, []string) { return scoreTerms(&u, terms) }
+
+// scoreTerms is scoreUnit without copying the unit.
+func scoreTerms(u *Unit, terms []string) (int, []string) {
+	intent := lowerView(u.Intent)
+	// Terms never contain a space, and the space isolates the final-sigma
+	// context of each side, so matching id and path apart is the same as
+	// matching the lower-cased "id path".
+	id, path := lowerView(u.ID), lowerView(u.Path)
+	var buf [8]string
+	triggers := buf[:0]
+	for _, tr := range u.Triggers {
+		triggers = append(triggers, jsLower(tr))
 	}
 	var intentHits, triggerHits, idHits int
 	for _, t := range terms {
-		if strings.Contains(intent, t) {
+		if intent.contains(t) {
 			intentHits++
 		}
-		if slices.ContainsFunc(triggers, func(tr string) bool {
-			return strings.Contains(tr, t) || strings.Contains(t, tr)
-		}) {
+		if triggerMatches(triggers, t) {
 			triggerHits++
 		}
-		if strings.Contains(idPath, t) {
+		if id.contains(t) || path.contains(t) {
 			idHits++
 		}
 	}
-	var reasons []string
+	if intentHits+triggerHits+idHits == 0 {
+		return 0, nil
+	}
+	reasons := make([]string, 0, 4) // room for the score reasons and a reduction
 	if intentHits > 0 {
-		reasons = append(reasons, fmt.Sprintf("intent matches %d term(s)", intentHits))
+		reasons = append(reasons, countReason(intentReasons, intentPrefix, intentHits))
 	}
 	if triggerHits > 0 {
-		reasons = append(reasons, fmt.Sprintf("triggers match %d term(s)", triggerHits))
+		reasons = append(reasons, countReason(triggerReasons, triggerPrefix, triggerHits))
 	}
 	if idHits > 0 {
-		reasons = append(reasons, fmt.Sprintf("id/path matches %d term(s)", idHits))
+		reasons = append(reasons, countReason(idPathReasons, idPathPrefix, idHits))
 	}
 	return 3*intentHits + 4*triggerHits + 2*idHits, reasons
+}
+
+// lowered is jsLower(s) for substring tests, without allocating for ASCII
+// text: fold marks ASCII text with upper-case letters, matched
+// case-insensitively instead of being copied.
+type lowered struct {
+	s    string
+	fold bool
+}
+
+func lowerView(s string) lowered {
+	if isASCII(s) {
+		return lowered{s: s, fold: !isLowerASCII(s)}
+	}
+	return lowered{s: jsLower(s)}
+}
+
+// contains reports whether the lower-cased text contains term (which is
+// already lower case, as every task term is).
+func (l lowered) contains(term string) bool {
+	if !l.fold {
+		return strings.Contains(l.s, term)
+	}
+	return containsFoldASCII(l.s, term)
+}
+
+// containsFoldASCII is strings.Contains(strings.ToLower(s), term) for an
+// ASCII s and a lower-case term.
+func containsFoldASCII(s, term string) bool {
+	for i := 0; i+len(term) <= len(s); i++ {
+		if hasLowerPrefix(s[i:], term) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasLowerPrefix(s, term string) bool {
+	for j := 0; j < len(term); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != term[j] {
+			return false
+		}
+	}
+	return true
+}
+
+// triggerMatches reports a trigger inside the term or the term inside a
+// trigger.
+func triggerMatches(triggers []string, term string) bool {
+	for _, tr := range triggers {
+		if strings.Contains(tr, term) || strings.Contains(term, tr) {
+			return true
+		}
+	}
+	return false
+}
+
+// countReason is prefix + "<n> term(s)"; counts below 16 come from the
+// read-only table t, built at init for that prefix.
+func countReason(t *[16]string, prefix string, n int) string {
+	if n < len(t) {
+		return t[n]
+	}
+	return prefix + strconv.Itoa(n) + " term(s)"
+}
+
+// Score reason prefixes and their countReason tables (never written after
+// init).
+const (
+	intentPrefix  = "intent matches "
+	triggerPrefix = "triggers match "
+	idPathPrefix  = "id/path matches "
+)
+
+var intentReasons, triggerReasons, idPathReasons = countTable(intentPrefix), countTable(triggerPrefix), countTable(idPathPrefix)
+
+func countTable(prefix string) *[16]string {
+	var t [16]string
+	for n := range t {
+		t[n] = prefix + strconv.Itoa(n) + " term(s)"
+	}
+	return &t
 }

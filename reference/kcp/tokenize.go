@@ -21,13 +21,41 @@ func init() {
 // (so combining marks separate), keep tokens longer than two UTF-16 code
 // units that are not stopwords. Duplicates are kept, in order.
 func Terms(text string) []string {
-	out := []string{}
-	for _, tok := range strings.FieldsFunc(jsLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	}) {
-		if utf16Len(tok) > 2 && !stopwords[tok] {
-			out = append(out, tok)
+	lower := jsLower(text)
+	// A kept term has at least 3 bytes and terms are separated, so there
+	// are at most (len+1)/4 of them: out never grows.
+	out := make([]string, 0, (len(lower)+1)/4)
+	start := -1 // start of the current token, -1 between tokens
+	for i, r := range lower {
+		switch {
+		case isTermRune(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0:
+			out = appendTerm(out, lower[start:i])
+			start = -1
 		}
+	}
+	if start >= 0 {
+		out = appendTerm(out, lower[start:])
+	}
+	return out
+}
+
+// isTermRune reports a letter (\p{L}) or number (\p{N}).
+func isTermRune(r rune) bool {
+	if r < 0x80 {
+		return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9'
+	}
+	return unicode.IsLetter(r) || unicode.IsNumber(r)
+}
+
+// appendTerm keeps tok when it is longer than two UTF-16 code units and
+// not a stopword.
+func appendTerm(out []string, tok string) []string {
+	if utf16Len(tok) > 2 && !stopwords[tok] {
+		out = append(out, tok)
 	}
 	return out
 }
@@ -47,6 +75,9 @@ func utf16Len(s string) int {
 func jsLower(s string) string {
 	if isLowerASCII(s) {
 		return s
+	}
+	if isASCII(s) {
+		return strings.ToLower(s) // A–Z only, as in JavaScript
 	}
 	runes := []rune(s)
 	var b strings.Builder

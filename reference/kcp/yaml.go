@@ -33,7 +33,7 @@ func loadYAML(data []byte) (value any, present bool, err error) {
 		return nil, false, &ParseError{Line: extra.Line, Column: extra.Column,
 			Reason: "expected a single document in the stream, but found more"}
 	}
-	c := converter{memo: map[*yaml.Node]any{}, busy: map[*yaml.Node]bool{}}
+	var c converter
 	v, err := c.value(&doc)
 	return v, true, err
 }
@@ -52,10 +52,33 @@ func yamlSyntaxError(err error) error {
 }
 
 // converter turns yaml.Nodes into JS values. Anchored nodes are converted
-// once and shared, as js-yaml shares the object an alias points to.
+// once and shared, as js-yaml shares the object an alias points to. Only
+// anchored nodes can be reached twice (through an alias), so only they are
+// memoized and tracked for cycles; both maps are allocated on first use.
 type converter struct {
 	memo map[*yaml.Node]any
 	busy map[*yaml.Node]bool
+}
+
+// enter marks an anchored node as being converted; false when it already
+// is (a circular alias).
+func (c *converter) enter(n *yaml.Node) bool {
+	if c.busy == nil {
+		c.busy = map[*yaml.Node]bool{}
+	}
+	if c.busy[n] {
+		return false
+	}
+	c.busy[n] = true
+	return true
+}
+
+// remember stores the value of an anchored node for later aliases.
+func (c *converter) remember(n *yaml.Node, v any) {
+	if c.memo == nil {
+		c.memo = map[*yaml.Node]any{}
+	}
+	c.memo[n] = v
 }
 
 func (c *converter) fail(n *yaml.Node, format string, args ...any) error {
@@ -72,14 +95,25 @@ func (c *converter) value(n *yaml.Node) (any, error) {
 	case yaml.AliasNode:
 		return c.alias(n)
 	}
+	if n.Anchor == "" {
+		return c.construct(n)
+	}
 	if v, ok := c.memo[n]; ok {
 		return v, nil
 	}
-	if c.busy[n] {
+	if !c.enter(n) {
 		return nil, c.fail(n, "circular alias is not supported")
 	}
-	c.busy[n] = true
 	defer delete(c.busy, n)
+	v, err := c.construct(n)
+	if err == nil {
+		c.remember(n, v)
+	}
+	return v, err
+}
+
+// construct converts a scalar, sequence or mapping node.
+func (c *converter) construct(n *yaml.Node) (any, error) {
 	var v any
 	var err error
 	switch n.Kind {
@@ -91,9 +125,6 @@ func (c *converter) value(n *yaml.Node) (any, error) {
 		v, err = c.mapping(n)
 	default:
 		err = c.fail(n, "unexpected YAML node kind %d", n.Kind)
-	}
-	if err == nil && n.Anchor != "" {
-		c.memo[n] = v
 	}
 	return v, err
 }
@@ -136,21 +167,23 @@ func (c *converter) mapping(n *yaml.Node) (any, error) {
 	if err := c.checkCollectionTag(n, "!!map", "!!set"); err != nil {
 		return nil, err
 	}
-	obj := newJSObject()
-	merged := map[string]bool{} // keys that came from a merge and may be overridden
+	obj := newJSObjectSize(len(n.Content) / 2)
+	var merged map[string]bool // keys that came from a merge and may be overridden; nil until a merge
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if isMergeKey(k) {
+			if merged == nil {
+				merged = map[string]bool{}
+			}
 			if err := c.merge(obj, merged, v); err != nil {
 				return nil, err
 			}
 			continue
 		}
-		kv, err := c.value(k)
+		key, err := c.key(k)
 		if err != nil {
 			return nil, err
 		}
-		key := jsString(kv)
 		if _, dup := obj.get(key); dup && !merged[key] {
 			return nil, c.fail(k, "duplicated mapping key %s", jsonString(key))
 		}
@@ -162,6 +195,20 @@ func (c *converter) mapping(n *yaml.Node) (any, error) {
 		obj.set(key, vv)
 	}
 	return obj, nil
+}
+
+// key is String() of a mapping key. A plain-string or quoted key without
+// tag or anchor is its own text; anything else is converted first.
+func (c *converter) key(k *yaml.Node) (string, error) {
+	if k.Kind == yaml.ScalarNode && k.Anchor == "" && k.Style&yaml.TaggedStyle == 0 &&
+		(k.Style&quotedStyles != 0 || !mayBeNonString(k.Value)) {
+		return k.Value, nil
+	}
+	kv, err := c.value(k)
+	if err != nil {
+		return "", err
+	}
+	return jsString(kv), nil
 }
 
 func isMergeKey(k *yaml.Node) bool {
@@ -191,9 +238,10 @@ func (c *converter) merge(obj *jsObject, merged map[string]bool, v *yaml.Node) e
 		return c.fail(v, "cannot merge mappings; the provided source object is unacceptable")
 	}
 	for _, m := range sources {
-		for _, key := range m.keys {
+		for _, e := range m.entries {
+			key := e.key
 			if _, ok := obj.get(key); !ok {
-				obj.set(key, m.vals[key])
+				obj.set(key, e.val)
 				merged[key] = true
 			}
 		}

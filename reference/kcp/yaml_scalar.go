@@ -12,6 +12,9 @@ import (
 // resolvePlain is js-yaml's implicit resolution of a plain scalar, tried in
 // its order: null, bool, int, float, timestamp; else a string.
 func resolvePlain(s string) any {
+	if !mayBeNonString(s) {
+		return s
+	}
 	if isYAMLNull(s) {
 		return nil
 	}
@@ -28,6 +31,21 @@ func resolvePlain(s string) any {
 		return jsDate{t}
 	}
 	return s
+}
+
+// mayBeNonString is a cheap pre-check for resolvePlain: every null, bool,
+// int, float and timestamp form is empty or starts with one of ~ n N t T f
+// F + - . or a digit, so any other scalar is a string.
+func mayBeNonString(s string) bool {
+	if s == "" {
+		return true
+	}
+	switch c := s[0]; c {
+	case '~', 'n', 'N', 't', 'T', 'f', 'F', '+', '-', '.':
+		return true
+	default:
+		return c >= '0' && c <= '9'
+	}
 }
 
 func isYAMLNull(s string) bool {
@@ -85,7 +103,7 @@ func isYAMLInt(s string) bool {
 		}
 		i++
 		ch = at(i)
-		base := map[byte]int{'b': 2, 'x': 16, 'o': 8}[ch]
+		base := radixPrefixBase(ch)
 		if base != 0 {
 			has := false
 			for i++; i < len(s); i++ {
@@ -118,6 +136,19 @@ func isYAMLInt(s string) bool {
 	return has && ch != '_'
 }
 
+// radixPrefixBase is the base a 0b, 0x or 0o prefix selects; 0 otherwise.
+func radixPrefixBase(ch byte) int {
+	switch ch {
+	case 'b':
+		return 2
+	case 'x':
+		return 16
+	case 'o':
+		return 8
+	}
+	return 0
+}
+
 // yamlInt constructs a resolved integer as a JS number.
 func yamlInt(s string) float64 {
 	v := strings.ReplaceAll(s, "_", "")
@@ -145,10 +176,65 @@ func yamlInt(s string) float64 {
 	return sign * f
 }
 
-var yamlFloatPattern = regexp.MustCompile(`^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?|\.[0-9_]+(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$`)
-
+// isYAMLFloat is js-yaml 4's float resolver, the pattern
+//
+//	^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?
+//	 |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+//	 |[-+]?\.(?:inf|Inf|INF)
+//	 |\.(?:nan|NaN|NAN))$
+//
+// plus no trailing underscore.
 func isYAMLFloat(s string) bool {
-	return yamlFloatPattern.MatchString(s) && !strings.HasSuffix(s, "_")
+	return matchesYAMLFloat(s) && !strings.HasSuffix(s, "_")
+}
+
+func matchesYAMLFloat(s string) bool {
+	switch s {
+	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
+		".nan", ".NaN", ".NAN":
+		return true
+	}
+	rest := s
+	if rest != "" && rest[0] == '.' {
+		// \.[0-9_]+ then an optional exponent.
+		n := countDigitsOrUnderscores(rest[1:])
+		return n > 0 && isOptionalExponent(rest[1+n:])
+	}
+	if rest != "" && (rest[0] == '-' || rest[0] == '+') {
+		rest = rest[1:]
+	}
+	if rest == "" || rest[0] < '0' || rest[0] > '9' {
+		return false
+	}
+	rest = rest[1+countDigitsOrUnderscores(rest[1:]):]
+	if rest != "" && rest[0] == '.' {
+		rest = rest[1+countDigitsOrUnderscores(rest[1:]):]
+	}
+	return isOptionalExponent(rest)
+}
+
+// countDigitsOrUnderscores is the length of the run of [0-9_] s starts with.
+func countDigitsOrUnderscores(s string) int {
+	n := 0
+	for n < len(s) && (s[n] == '_' || '0' <= s[n] && s[n] <= '9') {
+		n++
+	}
+	return n
+}
+
+// isOptionalExponent matches ^(?:[eE][-+]?[0-9]+)?$.
+func isOptionalExponent(s string) bool {
+	if s == "" {
+		return true
+	}
+	if s[0] != 'e' && s[0] != 'E' {
+		return false
+	}
+	s = s[1:]
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		s = s[1:]
+	}
+	return s != "" && countDigits(s) == len(s)
 }
 
 func yamlFloat(s string) float64 {
@@ -188,6 +274,9 @@ func yamlTimestamp(s string) (time.Time, bool) {
 		}
 		return time.Date(y, time.Month(mo+1), d, h, mi, sec, ms*int(time.Millisecond), time.UTC)
 	}
+	if !hasYearPrefix(s) {
+		return time.Time{}, false // both patterns start with YYYY-
+	}
 	if m := yamlDatePattern.FindStringSubmatch(s); m != nil {
 		return utc(atoi(m[1]), atoi(m[2])-1, atoi(m[3]), 0, 0, 0, 0), true
 	}
@@ -212,6 +301,11 @@ func yamlTimestamp(s string) (time.Time, bool) {
 		t = t.Add(-delta)
 	}
 	return t, true
+}
+
+// hasYearPrefix reports four ASCII digits and a '-'.
+func hasYearPrefix(s string) bool {
+	return len(s) > 4 && countDigits(s[:4]) == 4 && s[4] == '-'
 }
 
 // yamlBinary decodes !!binary: base64 with whitespace and line breaks

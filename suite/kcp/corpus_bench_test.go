@@ -1,0 +1,71 @@
+package kcp_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/sifu-dev/sifu"
+	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kcp"
+)
+
+// corpusInput is one planner vector of the corpus, parsed ahead of time.
+type corpusInput struct {
+	task string
+	m    refkcp.Manifest
+	opts refkcp.Options
+}
+
+func loadCorpus(b *testing.B) []corpusInput {
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var out []corpusInput
+	for _, c := range plan.Checks {
+		if c.Steps[0].Name != "plan" {
+			continue
+		}
+		p := c.Steps[0].Params
+		m, err := refkcp.ParseManifest([]byte(p["manifest"].(string)))
+		if err != nil {
+			continue
+		}
+		var opts refkcp.Options
+		raw, _ := json.Marshal(p["options"])
+		if err := json.Unmarshal(raw, &opts); err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, corpusInput{task: p["task"].(string), m: m, opts: opts})
+	}
+	return out
+}
+
+// BenchmarkCorpusPlanOnly is Plan alone over the corpus vectors.
+func BenchmarkCorpusPlanOnly(b *testing.B) {
+	in := loadCorpus(b)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c := in[i%len(in)]
+		refkcp.Plan(c.task, c.m, c.opts)
+	}
+}
+
+// BenchmarkCorpusParseOnly is ParseManifest alone over the corpus vectors.
+func BenchmarkCorpusParseOnly(b *testing.B) {
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var docs [][]byte
+	for _, c := range plan.Checks {
+		if c.Steps[0].Name == "plan" {
+			docs = append(docs, []byte(c.Steps[0].Params["manifest"].(string)))
+		}
+	}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		refkcp.ParseManifest(docs[i%len(docs)])
+	}
+}
