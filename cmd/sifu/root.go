@@ -1,21 +1,15 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"maps"
 	"runtime/debug"
 	"slices"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/adapters/exec"
-	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
-	"github.com/sifu-dev/sifu/suite/kcp"
-	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
 // version is the harness version; release builds may set it with -ldflags.
@@ -33,48 +27,27 @@ func harness() results.Harness {
 	return h
 }
 
-// suiteEntry is one suite the CLI can run, with the targets it knows. A
-// target is built from the run's flags (for example the URL of a server).
+// suiteEntry is one suite the CLI can run, with the targets it knows and
+// the suite's own commands. A target is built from the run's flags (for
+// example the URL of a server). Each suite registers itself from its own
+// file (suite_<name>.go), so adding a suite touches no shared code.
 type suiteEntry struct {
-	suite   runner.Suite
-	targets map[string]func(runFlags) (runner.Target, error)
+	suite    runner.Suite
+	targets  map[string]func(runFlags) (runner.Target, error)
+	commands []func() *cobra.Command
 }
 
-func suites() map[string]suiteEntry {
-	return map[string]suiteEntry{
-		"kungfu": {
-			suite: kungfu.Suite,
-			targets: map[string]func(runFlags) (runner.Target, error){
-				"inproc": func(runFlags) (runner.Target, error) {
-					return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-						t, err := inproc.NewKungfu()
-						return t, func() {}, err
-					}}, nil
-				},
-				"http":  httpTarget,
-				"stdio": stdioTarget,
-			},
-		},
-		"kcp": {
-			suite: kcp.Suite,
-			targets: map[string]func(runFlags) (runner.Target, error){
-				"inproc": func(runFlags) (runner.Target, error) {
-					return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-						return inproc.KCP{}, func() {}, nil
-					}}, nil
-				},
-				"exec": func(f runFlags) (runner.Target, error) {
-					if strings.TrimSpace(f.command) == "" {
-						return nil, &runner.UsageError{Msg: `--target exec needs --cmd, e.g. --cmd "sifu kcp" or --cmd "kcp-agent"`}
-					}
-					return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-						return exec.Planner{Command: f.command}, func() {}, nil
-					}}, nil
-				},
-			},
-		},
+var registry = map[string]suiteEntry{}
+
+// register adds a suite to the CLI; called from init in suite_<name>.go.
+func register(name string, e suiteEntry) {
+	if _, dup := registry[name]; dup {
+		panic("sifu: suite registered twice: " + name)
 	}
+	registry[name] = e
 }
+
+func suites() map[string]suiteEntry { return registry }
 
 func lookupSuite(name string) (suiteEntry, error) {
 	all := suites()
@@ -96,6 +69,11 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.UsageError{Msg: fmt.Sprintf("%v; see `%s --help`", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd(), newKCPCmd())
+	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd())
+	for _, name := range slices.Sorted(maps.Keys(registry)) {
+		for _, c := range registry[name].commands {
+			root.AddCommand(c())
+		}
+	}
 	return root
 }

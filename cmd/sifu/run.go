@@ -42,6 +42,8 @@ type runFlags struct {
 	tokenEnv       string
 	tokenFile      string
 	requestTimeout time.Duration
+	startCmd       string // command that starts the implementation per check
+	targetConfig   string // file describing how to drive the implementation
 }
 
 func newRunCmd() *cobra.Command {
@@ -79,6 +81,8 @@ selected.`,
 	fl.StringVar(&f.tokenEnv, "control-token-env", "SIFU_CONTROL_TOKEN", "environment variable holding the control token (--target http)")
 	fl.StringVar(&f.tokenFile, "control-token-file", "", "file holding the control token (--target http); never printed")
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http)")
+	fl.StringVar(&f.startCmd, "start-cmd", "", "command sifu starts (and restarts) per check, for suites that drive a server they launch")
+	fl.StringVar(&f.targetConfig, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
 	return cmd
 }
 
