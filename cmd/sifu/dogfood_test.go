@@ -3,8 +3,10 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/sifu-dev/sifu"
@@ -29,7 +31,7 @@ func substance(d *declaration.Declaration) string {
 //
 //	go run ./cmd/sifu run --suite <suite> --declare conformance/<suite>
 func TestCommittedDeclarationsAreCurrent(t *testing.T) {
-	for _, name := range []string{"kungfu", "kcp"} {
+	for _, name := range slices.Sorted(maps.Keys(suites())) {
 		t.Run(name, func(t *testing.T) {
 			regenerate := "regenerate with: go run ./cmd/sifu run --suite " + name + " --declare conformance/" + name
 			committed := filepath.Join("..", "..", "conformance", name, "conformance.json")
