@@ -205,10 +205,10 @@ func TestKillAndRestartKeepsEverything(t *testing.T) {
 	}
 }
 
-// TestKCPOverTheCommandLine runs the KCP corpus against `sifu kcp` as a
-// planner command: every vector the command line can express gives the
-// in-process result; the rest (the confidence gate, options without a
-// flag) are untestable, never passed silently.
+// TestKCPOverTheCommandLine runs the KCP corpus against `sifu kcp` and the
+// planner-only `sifu-kcp` as planner commands: every vector the command line
+// can express gives the in-process result; the rest (the confidence gate,
+// options without a flag) are untestable, never passed silently.
 func TestKCPOverTheCommandLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
@@ -233,18 +233,24 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 		}
 		return out
 	}
-	want := results("inproc", runFlags{})
-	got := results("exec", runFlags{command: bin + " kcp"})
-	untestable := 0
-	for id, w := range want {
-		switch {
-		case got[id] == engine.Untestable:
-			untestable++
-		case got[id] != w:
-			t.Errorf("%s: in-process %s, over the command line %s", id, w, got[id])
-		}
+	planner := filepath.Join(t.TempDir(), "sifu-kcp")
+	if out, err := exec.Command("go", "build", "-o", planner, "../sifu-kcp").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	if untestable == 0 || untestable == len(want) {
-		t.Errorf("%d of %d checks untestable over the command line", untestable, len(want))
+	want := results("inproc", runFlags{})
+	for _, command := range []string{bin + " kcp", planner} {
+		got := results("exec", runFlags{command: command})
+		untestable := 0
+		for id, w := range want {
+			switch {
+			case got[id] == engine.Untestable:
+				untestable++
+			case got[id] != w:
+				t.Errorf("%s: in-process %s, through %s %s", id, w, filepath.Base(command), got[id])
+			}
+		}
+		if untestable == 0 || untestable == len(want) {
+			t.Errorf("%s: %d of %d checks untestable over the command line", filepath.Base(command), untestable, len(want))
+		}
 	}
 }

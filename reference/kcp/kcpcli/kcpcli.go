@@ -1,0 +1,178 @@
+// Package kcpcli is the reference planner's command line: kcp-agent's plan
+// and validate commands with its flags, output and exit codes. It links
+// nothing of the harness, so a planner-only binary (cmd/sifu-kcp) starts in
+// a few milliseconds, and `sifu kcp` runs the very same code.
+package kcpcli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+)
+
+// Usage is the help text of both commands.
+const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--env E] [--as-of YYYY-MM-DD]
+         [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
+         [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
+       %[1]s validate --manifest <file> [--json] [--as-of YYYY-MM-DD]
+
+The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
+manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
+
+// CLI runs the commands. Now is the clock used only when --as-of is not
+// given (nil means time.Now); Name is how usage text names the program.
+type CLI struct {
+	Name   string
+	Stdout io.Writer
+	Stderr io.Writer
+	Now    func() time.Time
+}
+
+// Main runs one command line (without the program name) and returns its
+// exit code; messages for a non-zero code go to Stderr.
+func (c CLI) Main(args []string) int {
+	if len(args) == 0 {
+		return c.fail(refkcp.ExitUsage, c.usage())
+	}
+	switch args[0] {
+	case "plan":
+		return c.Plan(args[1:])
+	case "validate":
+		return c.Validate(args[1:])
+	case "--help", "-h", "help":
+		fmt.Fprintln(c.Stdout, c.usage())
+		return refkcp.ExitOK
+	}
+	return c.fail(refkcp.ExitUsage, "Unknown command: "+args[0])
+}
+
+func (c CLI) usage() string {
+	name := c.Name
+	if name == "" {
+		name = "sifu kcp"
+	}
+	return fmt.Sprintf(Usage, name)
+}
+
+func (c CLI) fail(code int, msg string) int {
+	if msg != "" {
+		fmt.Fprintln(c.Stderr, msg)
+	}
+	return code
+}
+
+// readManifest reads and parses a manifest file, failing like kcp-agent.
+func readManifest(loc string) (refkcp.Manifest, string, int) {
+	if strings.Contains(loc, "://") {
+		return refkcp.Manifest{}, refkcp.FetchFailedMessage(loc, fmt.Errorf("remote manifests are not fetched by sifu")), refkcp.ExitFailure
+	}
+	raw, err := os.ReadFile(loc)
+	if err != nil {
+		return refkcp.Manifest{}, refkcp.FetchFailedMessage(loc, err), refkcp.ExitFailure
+	}
+	m, err := refkcp.ParseManifest(raw)
+	if err != nil {
+		return refkcp.Manifest{}, refkcp.ParseFailedMessage(loc, err), refkcp.ExitFailure
+	}
+	m.Source = loc
+	return m, "", refkcp.ExitOK
+}
+
+// Plan is `plan`: it prints the plan as kcp-agent's JSON (--json) or as a
+// short human summary.
+func (c CLI) Plan(args []string) int {
+	inv, err := refkcp.ParsePlanArgs(args)
+	if err != nil {
+		return c.fail(refkcp.ExitUsage, err.Error())
+	}
+	if inv.Help {
+		fmt.Fprintln(c.Stdout, c.usage())
+		return refkcp.ExitOK
+	}
+	m, msg, code := readManifest(inv.Manifest)
+	if code != refkcp.ExitOK {
+		return c.fail(code, msg)
+	}
+	if inv.Options.AsOf == "" {
+		now := time.Now
+		if c.Now != nil {
+			now = c.Now
+		}
+		inv.Options.AsOf = refkcp.DefaultAsOf(now())
+	}
+	p := refkcp.Plan(inv.Task, m, inv.Options)
+	if inv.JSON {
+		if _, err := c.Stdout.Write(refkcp.PlanJSON(p, refkcp.Envelope{CorrelationID: inv.CorrelationID})); err != nil {
+			return c.fail(refkcp.ExitFailure, err.Error())
+		}
+		return refkcp.ExitOK
+	}
+	o := refkcp.Outcome(p)
+	fmt.Fprintf(c.Stdout, "plan for %q over %s (as of %s)\n", inv.Task, inv.Manifest, inv.Options.AsOf)
+	for _, s := range o.Selected {
+		eligible := "load-eligible"
+		if !s.LoadEligible {
+			eligible = "not load-eligible"
+		}
+		fmt.Fprintf(c.Stdout, "  select %-30s score %-4d %s\n", s.ID, s.Score, eligible)
+	}
+	for _, s := range o.Skipped {
+		fmt.Fprintf(c.Stdout, "  skip   %-30s %s\n", s.ID, s.Reason)
+	}
+	for _, w := range o.Warnings {
+		fmt.Fprintf(c.Stdout, "  warning: %s\n", w)
+	}
+	return refkcp.ExitOK
+}
+
+// Validate is `validate`: it prints the validation report as JSON and exits
+// with the report's code.
+func (c CLI) Validate(args []string) int {
+	var loc, asOf string
+	asJSON := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--json":
+			asJSON = true
+		case a == "--help" || a == "-h":
+			fmt.Fprintln(c.Stdout, c.usage())
+			return refkcp.ExitOK
+		case (a == "--manifest" || a == "--as-of") && i+1 < len(args):
+			if a == "--manifest" {
+				loc = args[i+1]
+			} else {
+				asOf = args[i+1]
+			}
+			i++
+		case strings.HasPrefix(a, "--manifest="):
+			loc = strings.TrimPrefix(a, "--manifest=")
+		case strings.HasPrefix(a, "--as-of="):
+			asOf = strings.TrimPrefix(a, "--as-of=")
+		case strings.HasPrefix(a, "-"):
+			return c.fail(refkcp.ExitUsage, "Unknown option: "+a)
+		default:
+			loc = a
+		}
+	}
+	if loc == "" {
+		return c.fail(refkcp.ExitUsage, "Missing manifest.")
+	}
+	m, msg, code := readManifest(loc)
+	if code != refkcp.ExitOK {
+		return c.fail(code, msg)
+	}
+	v := refkcp.Validate(m, refkcp.ValidateOptions{Source: loc, AsOf: asOf, Files: os.DirFS(filepath.Dir(loc))})
+	report := refkcp.ValidationJSON(v)
+	if asJSON {
+		c.Stdout.Write(report)
+	} else {
+		fmt.Fprintf(c.Stdout, "%s\n", report)
+	}
+	return v.ExitCode()
+}
