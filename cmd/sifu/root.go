@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"runtime/debug"
@@ -8,6 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/attack/fuzz"
+	"github.com/sifu-dev/sifu/attack/selftest"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
@@ -35,6 +38,11 @@ type suiteEntry struct {
 	suite    runner.Suite
 	targets  map[string]func(runFlags) (runner.Target, error)
 	commands []func() *cobra.Command
+	// mutants are the reference with one planted fault each, for sifu
+	// selftest; the unmutated reference is targets["inproc"].
+	mutants func() []selftest.Mutant
+	// fuzz runs the suite's lockstep fuzzer against a target.
+	fuzz func(ctx context.Context, req fuzzRequest) (fuzz.Result, error)
 }
 
 var registry = map[string]suiteEntry{}
@@ -69,7 +77,7 @@ func newRoot() *cobra.Command {
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.UsageError{Msg: fmt.Sprintf("%v; see `%s --help`", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd())
+	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd(), newSelftestCmd(), newFuzzCmd())
 	for _, name := range slices.Sorted(maps.Keys(registry)) {
 		for _, c := range registry[name].commands {
 			root.AddCommand(c())

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/declaration"
@@ -44,6 +45,7 @@ type runFlags struct {
 	requestTimeout time.Duration
 	startCmd       string // command that starts the implementation per check
 	targetConfig   string // file describing how to drive the implementation
+	mutant         string // planted fault of the in-process reference
 }
 
 func newRunCmd() *cobra.Command {
@@ -76,6 +78,13 @@ selected.`,
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
+	addTargetFlags(fl, &f)
+	return cmd
+}
+
+// addTargetFlags registers the flags that say how to reach the
+// implementation; run and fuzz share them.
+func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.url, "url", "", "base URL of the implementation (--target http)")
 	fl.StringVar(&f.command, "cmd", "", "command that speaks the binding on stdin/stdout (--target stdio)")
 	fl.StringVar(&f.tokenEnv, "control-token-env", "SIFU_CONTROL_TOKEN", "environment variable holding the control token (--target http)")
@@ -83,7 +92,7 @@ selected.`,
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http)")
 	fl.StringVar(&f.startCmd, "start-cmd", "", "command sifu starts (and restarts) per check, for suites that drive a server they launch")
 	fl.StringVar(&f.targetConfig, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
-	return cmd
+	fl.StringVar(&f.mutant, "mutant", "", "plant this named fault in the bundled reference (--target inproc); see sifu selftest")
 }
 
 func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {

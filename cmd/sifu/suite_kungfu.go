@@ -2,8 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"slices"
 
 	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/attack/fuzz"
+	"github.com/sifu-dev/sifu/attack/fuzz/kungfufuzz"
+	"github.com/sifu-dev/sifu/attack/selftest"
+	ref "github.com/sifu-dev/sifu/reference/kungfu"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -12,14 +18,49 @@ func init() {
 	register("kungfu", suiteEntry{
 		suite: kungfu.Suite,
 		targets: map[string]func(runFlags) (runner.Target, error){
-			"inproc": func(runFlags) (runner.Target, error) {
+			"inproc": func(f runFlags) (runner.Target, error) {
+				var opts []ref.Option
+				if f.mutant != "" {
+					if !slices.Contains(ref.Faults, ref.Fault(f.mutant)) {
+						return nil, &runner.UsageError{Msg: fmt.Sprintf("--mutant %q is not a planted fault of the Kungfu reference; `sifu selftest --suite kungfu` lists them", f.mutant)}
+					}
+					opts = append(opts, ref.WithFaults(ref.Fault(f.mutant)))
+				}
 				return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-					t, err := inproc.NewKungfu()
+					t, err := inproc.NewKungfu(opts...)
 					return t, func() {}, err
 				}}, nil
 			},
 			"http":  httpTarget,
 			"stdio": stdioTarget,
 		},
+		mutants: kungfuMutants,
+		fuzz:    kungfuFuzz,
 	})
+}
+
+// kungfuMutants are the in-process reference with each planted fault.
+func kungfuMutants() []selftest.Mutant {
+	var out []selftest.Mutant
+	for _, f := range ref.Faults {
+		out = append(out, selftest.Mutant{Name: string(f), Target: kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+			t, err := inproc.NewKungfu(ref.WithFaults(f))
+			return t, func() {}, err
+		}}})
+	}
+	return out
+}
+
+// kungfuFuzz fuzzes a Kungfu target against a fresh in-process reference.
+func kungfuFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
+	rt, ok := req.target.(kungfu.RunTarget)
+	if !ok {
+		return fuzz.Result{}, fmt.Errorf("the kungfu fuzzer cannot drive a %T", req.target)
+	}
+	oracle := func(context.Context) (kungfu.Target, func(), error) {
+		t, err := inproc.NewKungfu()
+		return t, func() {}, err
+	}
+	prop := kungfufuzz.Property(ctx, kungfufuzz.Config{Target: rt.New, Oracle: oracle})
+	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, prop)
 }

@@ -1,0 +1,356 @@
+// Package kungfufuzz generates Kungfu cases for the fuzzer: sequences of
+// actions, reads and controls by several agents over every profile, many
+// of them meant to be refused, run against a target and a fresh reference
+// in lockstep through the suite's own executor and the engine's session.
+package kungfufuzz
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/sifu-dev/sifu/attack/fuzz"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/engine/vector"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// Factory makes a fresh implementation for one case.
+type Factory = kungfu.Factory
+
+// Config says what to fuzz.
+type Config struct {
+	Target Factory
+	Oracle Factory
+	// Timeout bounds one step (default 10s).
+	Timeout time.Duration
+}
+
+var aliases = []string{"alice", "bob", "carol"}
+
+// Property is the lockstep property for fuzz.Run.
+func Property(ctx context.Context, cfg Config) fuzz.Property {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 10 * time.Second
+	}
+	return func(t *rapid.T, p *fuzz.Probe) { runCase(ctx, cfg, t, p) }
+}
+
+// side is one implementation in the lockstep.
+type side struct {
+	target  kungfu.Target
+	hello   kungfu.Hello
+	session *engine.Session
+	release func()
+}
+
+func open(ctx context.Context, f Factory) (*side, error) {
+	t, release, err := f(ctx)
+	if err != nil {
+		return nil, err
+	}
+	h, err := t.Hello(ctx)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	return &side{target: t, hello: h, session: engine.NewSession(kungfu.NewExecutor(t, h)), release: release}, nil
+}
+
+func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
+	oracle, err := open(ctx, cfg.Oracle)
+	if err != nil {
+		p.Broken(fmt.Errorf("starting the oracle: %w", err))
+	}
+	defer oracle.release()
+	target, err := open(ctx, cfg.Target)
+	if err != nil {
+		p.Broken(fmt.Errorf("starting the target: %w", err))
+	}
+	defer target.release()
+
+	g := newModel(target.hello, oracle.hello)
+	g.vo, g.vt = oracle.session.Vars, target.session.Vars
+	var steps []engine.Step
+	// run executes one step on both sides and compares the answers.
+	run := func(step engine.Step) {
+		i := len(steps)
+		g.index = i
+		step.Source = fmt.Sprintf("fuzz step %d", i+1)
+		steps = append(steps, step)
+		stepCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+		outO, errO := oracle.session.Do(stepCtx, step)
+		outT, errT := target.session.Do(stepCtx, step)
+		cancel()
+		p.Stepped()
+		outO.Result, outT.Result = engine.Normalize(outO.Result), engine.Normalize(outT.Result)
+		if errO != nil {
+			p.Broken(fmt.Errorf("the oracle failed at %s (%s): %w", step.Source, step.Text, errO))
+		}
+		steps[i].Expect = expectOf(outO, nil)
+		if errT != nil {
+			p.Diverged(g.diverge(steps, i, fmt.Sprintf("the target failed: %v", errT), outO, outT))
+		}
+		if d := compare(outO, outT, oracle.session.Vars(), target.session.Vars()); d != "" {
+			p.Diverged(g.diverge(steps, i, d, outO, outT))
+		}
+		if outO.OK {
+			if c := g.captures(steps[i], outO); c != nil {
+				steps[i].Capture = c
+			}
+			if err := oracle.session.Capture(steps[i], outO); err != nil {
+				p.Broken(fmt.Errorf("the oracle's answer at %s: %w", step.Source, err))
+			}
+			if err := target.session.Capture(steps[i], outT); err != nil {
+				p.Diverged(g.diverge(steps, i, err.Error(), outO, outT))
+			}
+			g.learn(steps[i], outO)
+		}
+	}
+	for _, a := range aliases {
+		run(engine.Step{Op: engine.OpControl, Name: kungfu.ControlProvision, Agent: a,
+			Capture: map[string]string{a: "/result/agent"}, Text: "provision " + a})
+	}
+	t.Repeat(g.actions(run))
+}
+
+// expectOf is the expectation a step's oracle outcome gives the vector.
+func expectOf(o engine.Outcome, match []engine.Match) *engine.Expect {
+	if o.OK {
+		return &engine.Expect{Outcome: "ok", Match: match}
+	}
+	return &engine.Expect{Outcome: "rejected", Reason: o.Rejection.Reason, NextStep: o.Rejection.NextStep, Match: match}
+}
+
+// compare says how the target's outcome differs from the oracle's, or "".
+func compare(o, t engine.Outcome, varsO, varsT map[string]any) string {
+	if o.OK != t.OK {
+		return fmt.Sprintf("the oracle answered %s, the target %s", brief(o), brief(t))
+	}
+	if !o.OK {
+		if o.Rejection.Reason != t.Rejection.Reason || o.Rejection.NextStep != t.Rejection.NextStep {
+			return fmt.Sprintf("the oracle refused %s/%s, the target %s/%s", o.Rejection.Reason, o.Rejection.NextStep, t.Rejection.Reason, t.Rejection.NextStep)
+		}
+		return ""
+	}
+	no, nt := normalize(o.Result, reverse(varsO), ""), normalize(t.Result, reverse(varsT), "")
+	if d := diff(no, nt, "/result"); d != "" {
+		return d
+	}
+	return ""
+}
+
+func brief(o engine.Outcome) string {
+	if o.OK {
+		return "ok"
+	}
+	return "rejected " + o.Rejection.Reason + "/" + o.Rejection.NextStep
+}
+
+// reverse maps captured string values back to their variable names, the
+// smallest name winning when two variables hold one value.
+func reverse(vars map[string]any) map[string]string {
+	out := map[string]string{}
+	names := slices.Sorted(maps.Keys(vars))
+	for _, n := range names {
+		if s, ok := vars[n].(string); ok && s != "" {
+			if _, seen := out[s]; !seen {
+				out[s] = n
+			}
+		}
+	}
+	return out
+}
+
+// Fields an implementation may choose freely: secrets, their fingerprints,
+// credentials and free messages.
+var masked = map[string]bool{"secret": true, "secret_fingerprint": true, "credential": true, "message": true}
+
+const maskedValue = "<masked>"
+
+// normalize replaces identifiers by the variables that hold them, times by
+// a placeholder, and blanks fields implementations choose freely, so two
+// implementations' answers compare by meaning.
+func normalize(v any, ids map[string]string, key string) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = normalize(e, ids, k)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = normalize(e, ids, key)
+		}
+		return out
+	case string:
+		switch {
+		case masked[key]:
+			return maskedValue
+		case (key == "next_cursor" || key == "cursor") && x != "":
+			return "<cursor>"
+		}
+		if name, ok := ids[x]; ok {
+			return "${" + name + "}"
+		}
+		if _, err := time.Parse(time.RFC3339Nano, x); err == nil {
+			return "<time>"
+		}
+		return x
+	default:
+		return v
+	}
+}
+
+// diff finds the first difference between two normalized values.
+func diff(o, t any, ptr string) string {
+	switch ox := o.(type) {
+	case map[string]any:
+		tx, ok := t.(map[string]any)
+		if !ok {
+			return fmt.Sprintf("at %s the oracle has an object, the target %s", ptr, show(t))
+		}
+		keys := slices.Sorted(maps.Keys(ox))
+		for _, k := range keys {
+			tv, ok := tx[k]
+			if !ok {
+				return fmt.Sprintf("at %s/%s the target has nothing; the oracle has %s", ptr, k, show(ox[k]))
+			}
+			if d := diff(ox[k], tv, ptr+"/"+k); d != "" {
+				return d
+			}
+		}
+		for _, k := range slices.Sorted(maps.Keys(tx)) {
+			if _, ok := ox[k]; !ok {
+				return fmt.Sprintf("at %s/%s the target has %s; the oracle has nothing", ptr, k, show(tx[k]))
+			}
+		}
+		return ""
+	case []any:
+		tx, ok := t.([]any)
+		if !ok || len(tx) != len(ox) {
+			return fmt.Sprintf("at %s the oracle has %s, the target %s", ptr, show(o), show(t))
+		}
+		for i := range ox {
+			if d := diff(ox[i], tx[i], ptr+"/"+strconv.Itoa(i)); d != "" {
+				return d
+			}
+		}
+		return ""
+	default:
+		if !reflect.DeepEqual(engine.Normalize(o), engine.Normalize(t)) {
+			return fmt.Sprintf("at %s the oracle has %s, the target %s", ptr, show(o), show(t))
+		}
+		return ""
+	}
+}
+
+func show(v any) string {
+	s := fmt.Sprintf("%v", v)
+	if len(s) > 120 {
+		s = s[:117] + "..."
+	}
+	return s
+}
+
+// matches turns the oracle's normalized answer into leaf matchers for the
+// vector (fields the target has and the oracle lacks must be absent), at
+// most limit of them.
+func matches(o, t engine.Outcome, varsO, varsT map[string]any, limit int) []engine.Match {
+	var out []engine.Match
+	var walk func(ov, tv any, ptr string)
+	walk = func(ov, tv any, ptr string) {
+		if len(out) >= limit {
+			return
+		}
+		switch x := ov.(type) {
+		case map[string]any:
+			tm, _ := tv.(map[string]any)
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k], tm[k], ptr+"/"+escape(k))
+			}
+			for _, k := range slices.Sorted(maps.Keys(tm)) {
+				if _, ok := x[k]; !ok && len(out) < limit {
+					out = append(out, engine.Match{Pointer: ptr + "/" + escape(k), Matcher: map[string]any{"$absent": true}})
+				}
+			}
+		case []any:
+			tl, _ := tv.([]any)
+			out = append(out, engine.Match{Pointer: ptr, Matcher: map[string]any{"$len": float64(len(x))}})
+			for i := range x {
+				var te any
+				if i < len(tl) {
+					te = tl[i]
+				}
+				walk(x[i], te, ptr+"/"+strconv.Itoa(i))
+			}
+		case string:
+			if x == maskedValue || x == "<time>" || x == "<cursor>" {
+				return
+			}
+			out = append(out, engine.Match{Pointer: ptr, Matcher: x})
+		default:
+			out = append(out, engine.Match{Pointer: ptr, Matcher: engine.Normalize(x)})
+		}
+	}
+	if !o.OK || !t.OK {
+		return nil
+	}
+	walk(normalize(o.Result, reverse(varsO), ""), normalize(t.Result, reverse(varsT), ""), "/result")
+	return out
+}
+
+func escape(k string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(k, "~", "~0"), "/", "~1")
+}
+
+// diverge builds the finding: the case up to the diverging step, written as
+// a vector whose diverging step expects what the oracle answered.
+func (g *model) diverge(steps []engine.Step, at int, detail string, o, t engine.Outcome) *fuzz.Divergence {
+	last := steps[at]
+	steps[at].Expect = expectOf(o, matches(o, t, g.varsO(), g.varsT(), 80))
+	steps[at].Capture = nil
+	label := last.Name
+	switch last.Op {
+	case engine.OpRead:
+		label = "view " + last.Name
+	case engine.OpControl:
+		label = "control " + last.Name
+	}
+	rules := slices.Clone(actionRules[label])
+	if last.Key != "" && g.replayed[at] {
+		rules = append(rules, actionRules["replay"]...)
+	}
+	if len(rules) == 0 {
+		rules = []string{"KF-L2-01"}
+	}
+	slices.Sort(rules)
+	rules = slices.Compact(rules)
+	encoded, err := vector.Encode(steps)
+	d := &fuzz.Divergence{Step: at, Detail: fmt.Sprintf("%s (%s by %s)", detail, label, last.Agent), Rules: rules}
+	if err != nil {
+		d.Detail += "; the case could not be written as a vector: " + err.Error()
+		return d
+	}
+	f := vector.File{Schema: "../schema/vector.schema.json", Suite: "kungfu",
+		Description: "Found by sifu fuzz: the target and the reference disagreed; the reference's answers are the expectations.",
+		Checks: []vector.FileCheck{{
+			ID:      "fuzz-finding",
+			Title:   fmt.Sprintf("Fuzz finding: %s diverged at step %d", label, at+1),
+			Rules:   rules,
+			Tags:    []string{"fuzz"},
+			Comment: detail,
+			Steps:   encoded,
+		}}}
+	d.Vector, _ = f.Marshal()
+	return d
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sifu-dev/sifu/runner"
+)
+
+// fuzzRequest is one fuzz run of a suite against a target.
+type fuzzRequest struct {
+	target     runner.Target
+	seed       uint64
+	runs       int
+	steps      int
+	shrinkTime time.Duration
+}
+
+type fuzzFlags struct {
+	runFlags
+	seed       uint64
+	runs       int
+	steps      int
+	shrinkTime time.Duration
+}
+
+func newFuzzCmd() *cobra.Command {
+	var f fuzzFlags
+	cmd := &cobra.Command{
+		Use:   "fuzz",
+		Short: "Fuzz an implementation against the bundled reference, shrinking any divergence to a vector",
+		Long: `Fuzz generates random, valid-looking cases (for Kungfu: several agents acting,
+reading and driving the clock over every profile, many steps meant to be
+refused) and runs each against the target and a fresh in-process reference in
+lockstep, comparing every answer. The first divergence is shrunk to a minimal
+case and written to --out as a vector in the suite's own format, ready to
+review and commit; the seed and a reproduction command are printed.
+
+Exit status: 0 when nothing diverged, 1 when a divergence was found, 2 on a
+usage error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runFuzz(cmd.Context(), cmd.OutOrStdout(), f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.suite, "suite", "kungfu", "suite to fuzz")
+	fl.StringVar(&f.target, "target", "inproc", "implementation to fuzz")
+	fl.StringVar(&f.out, "out", "fuzz-findings", "directory the shrunk finding is written to")
+	fl.Uint64Var(&f.seed, "seed", 0, "seed (0: pick one and print it)")
+	fl.IntVar(&f.runs, "runs", 100, "cases to generate")
+	fl.IntVar(&f.steps, "steps", 30, "average steps per case")
+	fl.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time limit for shrinking a finding")
+	addTargetFlags(fl, &f.runFlags)
+	return cmd
+}
+
+func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
+	entry, err := lookupSuite(f.suite)
+	if err != nil {
+		return err
+	}
+	if entry.fuzz == nil {
+		return &runner.UsageError{Msg: fmt.Sprintf("suite %s has no fuzzer yet", f.suite)}
+	}
+	newTarget, ok := entry.targets[f.target]
+	if !ok {
+		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s", f.target, f.suite)}
+	}
+	if f.runs <= 0 || f.steps <= 0 || f.shrinkTime <= 0 {
+		return &runner.UsageError{Msg: "--runs, --steps and --shrink-time must be positive"}
+	}
+	target, err := newTarget(f.runFlags)
+	if err != nil {
+		return err
+	}
+	if f.seed == 0 {
+		f.seed = uint64(time.Now().UnixNano())
+	}
+	fmt.Fprintf(out, "fuzz %s against %s: seed %d, %d runs of about %d steps\n", f.suite, f.target, f.seed, f.runs, f.steps)
+	start := time.Now()
+	res, err := entry.fuzz(ctx, fuzzRequest{target: target, seed: f.seed, runs: f.runs, steps: f.steps, shrinkTime: f.shrinkTime})
+	elapsed := time.Since(start)
+	if err != nil {
+		return fmt.Errorf("fuzz (seed %d): %w", f.seed, err)
+	}
+	fmt.Fprintf(out, "%d cases, %d steps in %s (%.0f steps/s)\n", res.Runs, res.Steps, elapsed.Round(time.Millisecond), float64(res.Steps)/elapsed.Seconds())
+	d := res.Divergence
+	if d == nil {
+		fmt.Fprintln(out, "no divergence")
+		return nil
+	}
+	fmt.Fprintf(out, "DIVERGED at step %d: %s\nrules: %s\n", d.Step+1, d.Detail, strings.Join(d.Rules, ", "))
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return &runner.UsageError{Msg: fmt.Sprintf("--out %s: %v", f.out, err)}
+	}
+	file := filepath.Join(f.out, fmt.Sprintf("fuzz-%s-%d.json", f.suite, f.seed))
+	if err := os.WriteFile(file, d.Vector, 0o644); err != nil {
+		return &runner.UsageError{Msg: fmt.Sprintf("--out %s: %v", f.out, err)}
+	}
+	fmt.Fprintf(out, "wrote the shrunk case to %s\n", file)
+	fmt.Fprintf(out, "reproduce: sifu fuzz --suite %s --target %s%s --seed %d --runs %d --steps %d\n", f.suite, f.target, targetArgs(f.runFlags), f.seed, f.runs, f.steps)
+	fmt.Fprintf(out, "replay the vector: sifu run --suite %s --target %s%s --vectors %s\n", f.suite, f.target, targetArgs(f.runFlags), f.out)
+	return &failedError{msg: "the target diverged from the reference"}
+}
+
+// targetArgs repeats the flags that chose the target, for printed commands.
+func targetArgs(f runFlags) string {
+	var b strings.Builder
+	for _, kv := range [][2]string{{"--url", f.url}, {"--cmd", f.command}, {"--start-cmd", f.startCmd}, {"--target-config", f.targetConfig}, {"--mutant", f.mutant}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, " %s %q", kv[0], kv[1])
+		}
+	}
+	return b.String()
+}

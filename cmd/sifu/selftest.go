@@ -1,0 +1,138 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/attack/selftest"
+	"github.com/sifu-dev/sifu/runner"
+)
+
+type selftestFlags struct {
+	suites      []string
+	asJSON      bool
+	timeout     time.Duration
+	concurrency int
+	fuzzRuns    int
+	seed        uint64
+	shrinkTime  time.Duration
+}
+
+func newSelftestCmd() *cobra.Command {
+	var f selftestFlags
+	cmd := &cobra.Command{
+		Use:   "selftest",
+		Short: "Run each suite against every mutant of its reference and report the mutation score",
+		Long: `Selftest proves the suites can fail. Each reference carries named planted
+faults (mutants); selftest runs the suite's checks, then a short fuzz, against
+each mutant and reports it killed (some check failed or the fuzzer found a
+divergence) or survived.
+
+Exit status: 0 when every mutant is killed, 1 when one survives (add or
+sharpen a check; never delete the mutant), 2 on a usage error.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runSelftest(cmd.Context(), cmd.OutOrStdout(), f) },
+	}
+	fl := cmd.Flags()
+	fl.StringSliceVar(&f.suites, "suite", nil, "suites to test (default: every suite with mutants)")
+	fl.BoolVar(&f.asJSON, "json", false, "print the report as JSON")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
+	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
+	fl.IntVar(&f.fuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
+	fl.Uint64Var(&f.seed, "seed", 1, "fuzz seed")
+	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Second, "time limit for shrinking one fuzz finding")
+	return cmd
+}
+
+func runSelftest(ctx context.Context, out io.Writer, f selftestFlags) error {
+	names := f.suites
+	if len(names) == 0 {
+		for _, n := range slices.Sorted(maps.Keys(suites())) {
+			if suites()[n].mutants != nil {
+				names = append(names, n)
+			}
+		}
+	}
+	var reports []selftest.Report
+	survivors := 0
+	for _, name := range names {
+		entry, err := lookupSuite(name)
+		if err != nil {
+			return err
+		}
+		if entry.mutants == nil {
+			return &runner.UsageError{Msg: fmt.Sprintf("suite %s has no mutants yet", name)}
+		}
+		plan, err := runner.Load(sifu.Assets, entry.suite)
+		if err != nil {
+			return err
+		}
+		reference, err := entry.targets["inproc"](runFlags{})
+		if err != nil {
+			return err
+		}
+		var probe selftest.Prober
+		if f.fuzzRuns > 0 && entry.fuzz != nil {
+			probe = func(ctx context.Context, m selftest.Mutant) (string, error) {
+				res, err := entry.fuzz(ctx, fuzzRequest{target: m.Target, seed: f.seed, runs: f.fuzzRuns, shrinkTime: f.shrinkTime})
+				if err != nil || res.Divergence == nil {
+					return "", err
+				}
+				return fmt.Sprintf("step %d: %s", res.Divergence.Step+1, res.Divergence.Detail), nil
+			}
+		}
+		cfg := runner.Config{Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness()}
+		r, err := selftest.Run(ctx, plan, reference, entry.mutants(), cfg, probe)
+		if err != nil {
+			return err
+		}
+		reports = append(reports, r)
+		survivors += len(r.Survivors())
+		if !f.asJSON {
+			printSelftest(out, r)
+		}
+	}
+	if f.asJSON {
+		raw, _ := json.MarshalIndent(reports, "", "  ")
+		fmt.Fprintln(out, string(raw))
+	}
+	if survivors > 0 {
+		return &failedError{msg: fmt.Sprintf("%d mutant(s) survived", survivors)}
+	}
+	return nil
+}
+
+func printSelftest(out io.Writer, r selftest.Report) {
+	fmt.Fprintf(out, "selftest %s: %d checks against %d mutants\n", r.Suite, r.Checks, len(r.Outcomes))
+	for _, o := range r.Outcomes {
+		if !o.Killed {
+			fmt.Fprintf(out, "  SURVIVED %s\n", o.Mutant)
+			continue
+		}
+		var by []string
+		if n := len(o.KilledBy); n > 0 {
+			first := o.KilledBy[0]
+			if n > 1 {
+				first += fmt.Sprintf(" (+%d more)", n-1)
+			}
+			by = append(by, first)
+		}
+		if o.Probe != "" {
+			by = append(by, "fuzz: "+o.Probe)
+		}
+		if len(o.Broken) > 0 {
+			by = append(by, fmt.Sprintf("%d check(s) broke the harness", len(o.Broken)))
+		}
+		fmt.Fprintf(out, "  killed   %-32s by %s\n", o.Mutant, strings.Join(by, "; "))
+	}
+	fmt.Fprintf(out, "mutation score %s: %d/%d killed (%.0f%%)\n", r.Suite, r.Killed, len(r.Outcomes), 100*r.Score())
+}
