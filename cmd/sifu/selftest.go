@@ -25,6 +25,7 @@ type selftestFlags struct {
 	fuzzRuns    int
 	seed        uint64
 	shrinkTime  time.Duration
+	only        []string
 }
 
 func newSelftestCmd() *cobra.Command {
@@ -49,6 +50,7 @@ sharpen a check; never delete the mutant), 2 on a usage error.`,
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.IntVar(&f.fuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
 	fl.Uint64Var(&f.seed, "seed", 1, "fuzz seed")
+	fl.StringSliceVar(&f.only, "mutant", nil, "only these mutants (repeatable)")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Second, "time limit for shrinking one fuzz finding")
 	return cmd
 }
@@ -91,7 +93,20 @@ func runSelftest(ctx context.Context, out io.Writer, f selftestFlags) error {
 			}
 		}
 		cfg := runner.Config{Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness()}
-		r, err := selftest.Run(ctx, plan, reference, entry.mutants(), cfg, probe)
+		mutants := entry.mutants()
+		if len(f.only) > 0 {
+			var kept []selftest.Mutant
+			for _, m := range mutants {
+				if slices.Contains(f.only, m.Name) {
+					kept = append(kept, m)
+				}
+			}
+			if len(kept) != len(f.only) {
+				return &runner.UsageError{Msg: fmt.Sprintf("--mutant %v: not all are mutants of suite %s", f.only, name)}
+			}
+			mutants = kept
+		}
+		r, err := selftest.Run(ctx, plan, reference, mutants, cfg, probe)
 		if err != nil {
 			return err
 		}

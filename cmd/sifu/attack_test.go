@@ -1,0 +1,39 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestAttackCommands: each attack mode passes the reference, catches a
+// planted fault with exit 1 and refuses a malformed request with exit 2.
+func TestAttackCommands(t *testing.T) {
+	out := t.TempDir()
+	cases := []struct {
+		args []string
+		want int
+	}{
+		{[]string{"selftest", "--suite", "kungfu", "--mutant", "starts-public,second-take"}, exitOK},
+		{[]string{"selftest", "--suite", "kungfu", "--mutant", "no-such-fault"}, exitUsage},
+		{[]string{"fuzz", "--seed", "3", "--runs", "40"}, exitOK},
+		{[]string{"fuzz", "--seed", "9", "--runs", "100", "--shrink-time", "2s", "--mutant", "starts-public", "--out", out}, exitFail},
+		{[]string{"fuzz", "--mutant", "no-such-fault"}, exitUsage},
+		{[]string{"fuzz", "--runs", "0"}, exitUsage},
+		{[]string{"race", "--rounds", "2", "--tags", "@KF-6.4-15"}, exitOK},
+		{[]string{"race", "--rounds", "5", "--tags", "@KF-6.4-15", "--mutant", "second-take", "--out", out}, exitFail},
+		{[]string{"race", "--tags", "@no-such-tag"}, exitUsage},
+	}
+	for _, c := range cases {
+		if got := run(c.args); got != c.want {
+			t.Errorf("sifu %s: exit %d, want %d", strings.Join(c.args, " "), got, c.want)
+		}
+	}
+	for _, pattern := range []string{"fuzz-kungfu-9.json", "race-*.html"} {
+		if m, _ := filepath.Glob(filepath.Join(out, pattern)); len(m) == 0 {
+			entries, _ := os.ReadDir(out)
+			t.Errorf("nothing matching %s written to --out (%v)", pattern, entries)
+		}
+	}
+}
