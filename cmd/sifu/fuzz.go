@@ -82,7 +82,7 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 	if f.seed == 0 {
 		f.seed = uint64(time.Now().UnixNano())
 	}
-	fmt.Fprintf(out, "fuzz %s against %s: seed %d, %d runs of about %d steps\n", f.suite, f.target, f.seed, f.runs, f.steps)
+	fmt.Fprintf(out, "fuzz %s against %s: seed %d, %d runs\n", f.suite, f.target, f.seed, f.runs)
 	start := time.Now()
 	res, err := entry.fuzz(ctx, fuzzRequest{target: target, seed: f.seed, runs: f.runs, steps: f.steps, shrinkTime: f.shrinkTime})
 	elapsed := time.Since(start)

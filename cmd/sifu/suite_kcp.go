@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/exec"
 	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/attack/fuzz"
+	"github.com/sifu-dev/sifu/attack/fuzz/kcpfuzz"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
@@ -31,5 +35,26 @@ func init() {
 			},
 		},
 		commands: []func() *cobra.Command{newKCPCmd},
+		fuzz:     kcpFuzz,
 	})
+}
+
+// kcpFuzz fuzzes a planner with mutations of the corpus, the in-process
+// reference planning each case alongside.
+func kcpFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
+	rt, ok := req.target.(kcp.RunTarget)
+	if !ok {
+		return fuzz.Result{}, fmt.Errorf("the kcp fuzzer cannot drive a %T", req.target)
+	}
+	target, release, err := rt.New(ctx)
+	if err != nil {
+		return fuzz.Result{}, err
+	}
+	defer release()
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		return fuzz.Result{}, err
+	}
+	cfg := kcpfuzz.Config{Target: target, Oracle: inproc.KCP{}, Seeds: kcpfuzz.Seeds(plan.Checks), Name: fmt.Sprintf("fuzz-kcp-%d", req.seed)}
+	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, kcpfuzz.Property(ctx, cfg))
 }
