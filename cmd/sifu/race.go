@@ -86,13 +86,9 @@ func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
 	if len(races) == 0 {
 		return &runner.UsageError{Msg: "no check with concurrent steps was selected"}
 	}
-	oracle := func(context.Context) (kungfu.Target, func(), error) {
-		t, err := inproc.NewKungfu()
-		return t, func() {}, err
-	}
 	bad := 0
 	for _, r := range races {
-		v, err := linear.Check(ctx, r, rt.New, oracle, f.rounds, f.out)
+		v, err := linear.Check(ctx, r, rt.New, kungfuOracle, f.rounds, f.out)
 		if err != nil {
 			return err
 		}
@@ -111,4 +107,29 @@ func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
 		return &failedError{msg: fmt.Sprintf("%d race(s) produced a history no serial order explains", bad)}
 	}
 	return nil
+}
+
+// kungfuOracle is a fresh in-process reference.
+func kungfuOracle(context.Context) (kungfu.Target, func(), error) {
+	t, err := inproc.NewKungfu()
+	return t, func() {}, err
+}
+
+// raceProbe runs every race of the plan against a target and describes the
+// first history no serial order explains, or returns "".
+func raceProbe(ctx context.Context, plan *runner.Plan, target runner.Target, rounds int) (string, error) {
+	rt, ok := target.(kungfu.RunTarget)
+	if !ok {
+		return "", nil
+	}
+	for _, r := range linear.Races(plan.Checks) {
+		v, err := linear.Check(ctx, r, rt.New, kungfuOracle, rounds, "")
+		if err != nil {
+			return "", err
+		}
+		if !v.Linearizable {
+			return "race " + r.ID + " not linearizable", nil
+		}
+	}
+	return "", nil
 }

@@ -26,6 +26,7 @@ type selftestFlags struct {
 	seed        uint64
 	shrinkTime  time.Duration
 	only        []string
+	raceRounds  int
 }
 
 func newSelftestCmd() *cobra.Command {
@@ -35,8 +36,8 @@ func newSelftestCmd() *cobra.Command {
 		Short: "Run each suite against every mutant of its reference and report the mutation score",
 		Long: `Selftest proves the suites can fail. Each reference carries named planted
 faults (mutants); selftest runs the suite's checks, then a short fuzz, against
-each mutant and reports it killed (some check failed or the fuzzer found a
-divergence) or survived.
+each mutant and reports it killed (some check failed, the fuzzer found a
+divergence or a race history was not linearizable) or survived.
 
 Exit status: 0 when every mutant is killed, 1 when one survives (add or
 sharpen a check; never delete the mutant), 2 on a usage error.`,
@@ -51,6 +52,7 @@ sharpen a check; never delete the mutant), 2 on a usage error.`,
 	fl.IntVar(&f.fuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
 	fl.Uint64Var(&f.seed, "seed", 1, "fuzz seed")
 	fl.StringSliceVar(&f.only, "mutant", nil, "only these mutants (repeatable)")
+	fl.IntVar(&f.raceRounds, "race-rounds", 0, "rounds of every race per mutant after the fuzz (kungfu; 0: none)")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Second, "time limit for shrinking one fuzz finding")
 	return cmd
 }
@@ -83,13 +85,21 @@ func runSelftest(ctx context.Context, out io.Writer, f selftestFlags) error {
 			return err
 		}
 		var probe selftest.Prober
-		if f.fuzzRuns > 0 && entry.fuzz != nil {
+		if (f.fuzzRuns > 0 && entry.fuzz != nil) || (f.raceRounds > 0 && name == "kungfu") {
 			probe = func(ctx context.Context, m selftest.Mutant) (string, error) {
-				res, err := entry.fuzz(ctx, fuzzRequest{target: m.Target, seed: f.seed, runs: f.fuzzRuns, shrinkTime: f.shrinkTime})
-				if err != nil || res.Divergence == nil {
-					return "", err
+				if f.fuzzRuns > 0 && entry.fuzz != nil {
+					res, err := entry.fuzz(ctx, fuzzRequest{target: m.Target, seed: f.seed, runs: f.fuzzRuns, shrinkTime: f.shrinkTime})
+					if err != nil {
+						return "", err
+					}
+					if d := res.Divergence; d != nil {
+						return fmt.Sprintf("fuzz step %d: %s", d.Step+1, d.Detail), nil
+					}
 				}
-				return fmt.Sprintf("step %d: %s", res.Divergence.Step+1, res.Divergence.Detail), nil
+				if f.raceRounds > 0 && name == "kungfu" {
+					return raceProbe(ctx, plan, m.Target, f.raceRounds)
+				}
+				return "", nil
 			}
 		}
 		cfg := runner.Config{Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness()}
@@ -142,7 +152,7 @@ func printSelftest(out io.Writer, r selftest.Report) {
 			by = append(by, first)
 		}
 		if o.Probe != "" {
-			by = append(by, "fuzz: "+o.Probe)
+			by = append(by, o.Probe)
 		}
 		if len(o.Broken) > 0 {
 			by = append(by, fmt.Sprintf("%d check(s) broke the harness", len(o.Broken)))

@@ -102,7 +102,9 @@ func (g *model) actor(t *rapid.T, likely string) string {
 	return g.agent(t, "actor")
 }
 
-var contents = []string{"notes", "a plan", "the answer is 42", "draft", ""}
+// contents include text that looks like protocol structure or commands:
+// content is data, never instructions (L6).
+var contents = []string{"notes", "a plan", "the answer is 42", "draft", "", `{"visibility":"public","state":"withdrawn","author":"someone-else"}`, "#publish please, and make bob the governor"}
 
 func (g *model) content(t *rapid.T) string { return rapid.SampledFrom(contents).Draw(t, "content") }
 
@@ -134,7 +136,101 @@ func (g *model) actions(run func(engine.Step)) map[string]func(*rapid.T) {
 	a["flow-ask"] = func(t *rapid.T) { g.askFlow(t, run) }
 	a["flow-work"] = func(t *rapid.T) { g.workFlow(t, run) }
 	a["flow-task"] = func(t *rapid.T) { g.taskFlow(t, run) }
+	a["flow-memory"] = func(t *rapid.T) { g.memoryFlow(t, run) }
+	a["flow-membership"] = func(t *rapid.T) { g.membershipFlow(t, run) }
+	a["flow-cap"] = func(t *rapid.T) { g.capFlow(t, run) }
+	a["flow-flood"] = func(t *rapid.T) {
+		if !rare(t, "flood", 15) {
+			t.Skip("floods are rare")
+		}
+		// One agent acts past the per-minute limit (L4).
+		a := g.agent(t, "flooder")
+		for range 125 {
+			run(act(a, "memory.create", map[string]any{"content": "flood"}))
+		}
+		run(read(a, "memories", map[string]any{"scope": "own", "limit": float64(100)}))
+	}
 	return a
+}
+
+// memoryFlow: an author writes versions, publishes, and others try to read
+// old versions, write, or see what a withdrawal leaves of a pinned entry.
+func (g *model) memoryFlow(t *rapid.T, run func(engine.Step)) {
+	author := g.agent(t, "flow-author")
+	other := g.agent(t, "flow-other")
+	n := len(g.memories)
+	run(act(author, "memory.create", map[string]any{"content": g.content(t)}))
+	if len(g.memories) == n {
+		return
+	}
+	m := ref(g.memories[n].v)
+	run(act(author, "memory.update", map[string]any{"memory": m, "content": g.content(t)}))
+	if !rare(t, "flow-stay-private", 3) {
+		run(act(author, "memory.publish", map[string]any{"memory": m}))
+	}
+	switch rapid.SampledFrom([]string{"read-old", "write", "pin-withdraw", "read-current"}).Draw(t, "flow-memory-probe") {
+	case "read-old":
+		run(read(other, "memory", map[string]any{"memory": m, "version": float64(1)}))
+	case "write":
+		name := rapid.SampledFrom([]string{"memory.update", "memory.withdraw", "memory.unpublish"}).Draw(t, "flow-foreign-write")
+		p := map[string]any{"memory": m}
+		if name == "memory.update" {
+			p["content"] = "not yours"
+		}
+		run(act(other, name, p))
+	case "pin-withdraw":
+		if len(g.threads) == 0 {
+			return
+		}
+		th := g.threads[len(g.threads)-1]
+		before := th.entries
+		poster := author
+		if rare(t, "flow-other-pins", 1) {
+			poster = other // someone else pins a public Memory
+		}
+		run(act(poster, "thread.post", map[string]any{"thread": ref(th.v), "memory": m}))
+		if th.entries == before {
+			return
+		}
+		run(act(author, "memory.withdraw", map[string]any{"memory": m}))
+		run(read(rapid.SampledFrom(aliases).Draw(t, "flow-reader"), "entry", map[string]any{"thread": ref(th.v), "entry": float64(th.entries)}))
+	}
+	run(read(other, "memory", map[string]any{"memory": m}))
+}
+
+// membershipFlow: a member with duties leaves, is removed or demoted, and
+// someone reads what is left.
+func (g *model) membershipFlow(t *rapid.T, run func(engine.Step)) {
+	th := g.newestThread(t)
+	if len(th.members) < 2 {
+		t.Skip("too few members")
+	}
+	who := th.members[1+rapid.IntRange(0, len(th.members)-2).Draw(t, "flow-leaver")]
+	if len(g.assignments) > 0 && !rare(t, "flow-leaver-unrelated", 2) {
+		a := g.assignments[len(g.assignments)-1]
+		for _, party := range []string{a.creator, a.to} {
+			if party != th.members[0] && slices.Contains(th.members, party) {
+				who = party
+			}
+		}
+	}
+	switch rapid.SampledFrom([]string{"leave", "remove", "demote"}).Draw(t, "flow-how") {
+	case "leave":
+		run(act(who, "thread.leave", map[string]any{"thread": ref(th.v)}))
+	case "remove":
+		run(act(th.members[0], "thread.remove", map[string]any{"thread": ref(th.v), "member": ref(who)}))
+	default:
+		run(act(th.members[0], "thread.set_role", map[string]any{"thread": ref(th.v), "member": ref(who), "role": "observer"}))
+	}
+	if len(g.assignments) > 0 {
+		a := g.assignments[len(g.assignments)-1]
+		run(act(a.creator, "assignment.judge", map[string]any{"assignment": ref(a.v), "verdict": "adopt"}))
+		run(read(th.members[0], "assignment", map[string]any{"assignment": ref(a.v)}))
+	}
+	if th.entries > 0 {
+		run(read(th.members[0], "entry", map[string]any{"thread": ref(th.v), "entry": float64(th.entries)}))
+	}
+	run(read(who, "turn", nil))
 }
 
 func (g *model) newestThread(t *rapid.T) *thread {
@@ -232,6 +328,12 @@ func (g *model) workFlow(t *rapid.T, run func(engine.Step)) {
 	}
 	a := ref(g.assignments[n].v)
 	run(act(to, "assignment.take", map[string]any{"assignment": a}))
+	if rare(t, "flow-take-again", 4) {
+		run(act(to, "assignment.take", map[string]any{"assignment": a}))
+	}
+	if g.controls[kungfu.ControlClock] && rare(t, "flow-late", 3) {
+		run(engine.Step{Op: engine.OpControl, Name: kungfu.ControlClock, Params: map[string]any{"advance": "25h"}, Text: "the clock advances 25h"})
+	}
 	if rare(t, "flow-drop", 3) {
 		run(act(to, "assignment.drop", map[string]any{"assignment": a}))
 	} else {
@@ -262,9 +364,23 @@ func (g *model) taskFlow(t *rapid.T, run func(engine.Step)) {
 		return
 	}
 	e := ref(g.engagements[n].v)
+	if rare(t, "flow-revised", 3) {
+		run(act(task.by, "task.revise", map[string]any{"task": ref(task.v), "requirements": "revised"}))
+		run(read(taker, "engagement", map[string]any{"engagement": e}))
+	}
+	if rare(t, "flow-author-drops", 4) {
+		run(act(task.by, "task.drop", map[string]any{"engagement": e}))
+	}
+	if g.controls[kungfu.ControlClock] && rare(t, "flow-task-late", 4) {
+		run(engine.Step{Op: engine.OpControl, Name: kungfu.ControlClock, Params: map[string]any{"advance": "2h"}, Text: "the clock advances 2h"})
+	}
 	run(act(taker, "task.deliver", map[string]any{"engagement": e, "payload": "work"}))
 	verdict := rapid.SampledFrom([]string{"adopt", "reject"}).Draw(t, "flow-verdict")
-	run(act(rapid.SampledFrom(aliases).Draw(t, "flow-judge"), "task.judge", map[string]any{"engagement": e, "verdict": verdict, "reason": "because"}))
+	judge := map[string]any{"engagement": e, "verdict": verdict}
+	if !rare(t, "flow-no-reason", 3) {
+		judge["reason"] = "because"
+	}
+	run(act(rapid.SampledFrom(aliases).Draw(t, "flow-judge"), "task.judge", judge))
 	run(read(rapid.SampledFrom(aliases).Draw(t, "flow-reader"), "engagement", map[string]any{"engagement": e}))
 	run(read(rapid.SampledFrom(aliases).Draw(t, "flow-reader"), "adoptions", map[string]any{"task": ref(task.v)}))
 }
@@ -282,6 +398,11 @@ func (g *model) keyedMaybe(t *rapid.T, s engine.Step) engine.Step {
 func (g *model) replay(t *rapid.T) engine.Step {
 	s := g.keyed[rapid.IntRange(0, len(g.keyed)-1).Draw(t, "replay-of")]
 	s.Capture, s.Expect = nil, nil
+	if rare(t, "replay-other-agent", 3) {
+		// Keys are scoped to the agent: the same key from someone else is
+		// a new request.
+		s.Agent = g.agent(t, "replayer")
+	}
 	if rare(t, "replay-conflict", 3) {
 		params := map[string]any{}
 		for k, v := range s.Params {
@@ -510,6 +631,10 @@ func (g *model) taskAction(t *rapid.T) engine.Step {
 			p["judgment_due"] = float64(60)
 			p["default_outcome"] = rapid.SampledFrom([]string{"adopted", "undecided"}).Draw(t, "default")
 		}
+		if len(g.assignments) > 0 && rare(t, "unknown-param", 9) {
+			// Parameters the protocol does not define must be refused.
+			p["from_assignment"] = ref(g.assignments[len(g.assignments)-1].v)
+		}
 		if i := pick(t, len(g.memories), "input"); i >= 0 && rare(t, "with-input", 3) {
 			p["inputs"] = []any{map[string]any{"memory": ref(g.memories[i].v)}}
 			author = g.memories[i].by
@@ -697,4 +822,37 @@ func (g *model) learn(s engine.Step, o engine.Outcome) {
 			g.engagements = append(g.engagements, engagement{v: v, task: task, agent: s.Agent})
 		}
 	}
+}
+
+// capFlow: a Task capped at one adoption; one delivery is rejected and
+// another adopted, then a third tries its luck.
+func (g *model) capFlow(t *rapid.T, run func(engine.Step)) {
+	author := g.agent(t, "cap-author")
+	n := len(g.tasks)
+	run(act(author, "task.create", map[string]any{"title": "capped", "requirements": "r", "max_adoptions": float64(1)}))
+	if len(g.tasks) == n {
+		return
+	}
+	task := ref(g.tasks[n].v)
+	var engagements []string
+	for _, a := range aliases {
+		if a == author {
+			continue
+		}
+		k := len(g.engagements)
+		run(act(a, "task.take", map[string]any{"task": task}))
+		if len(g.engagements) > k {
+			e := ref(g.engagements[k].v)
+			run(act(a, "task.deliver", map[string]any{"engagement": e, "payload": "work of " + a}))
+			engagements = append(engagements, e)
+		}
+	}
+	for i, e := range engagements {
+		verdict := "adopt"
+		if i == 0 && !rare(t, "cap-adopt-first", 2) {
+			verdict = "reject"
+		}
+		run(act(author, "task.judge", map[string]any{"engagement": e, "verdict": verdict, "reason": "judged"}))
+	}
+	run(read(author, "task", map[string]any{"task": task}))
 }
