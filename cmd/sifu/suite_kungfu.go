@@ -61,6 +61,6 @@ func kungfuFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
 		t, err := inproc.NewKungfu()
 		return t, func() {}, err
 	}
-	prop := kungfufuzz.Property(ctx, kungfufuzz.Config{Target: rt.New, Oracle: oracle})
+	prop := kungfufuzz.Property(ctx, kungfufuzz.Config{Target: rt.New, Oracle: oracle, Shared: rt.IsShared})
 	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, prop)
 }

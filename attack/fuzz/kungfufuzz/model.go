@@ -17,6 +17,7 @@ import (
 type model struct {
 	controls    map[string]bool // controls both sides support
 	deactivated map[string]bool // aliases deactivated so far
+	shared      bool            // the target serves other cases too
 
 	memories    []owned
 	threads     []*thread
@@ -447,7 +448,11 @@ func (g *model) memoryAction(t *rapid.T) engine.Step {
 
 func (g *model) memoryRead(t *rapid.T) engine.Step {
 	if rapid.Bool().Draw(t, "list") {
-		return read(g.agent(t, "reader"), "memories", map[string]any{"scope": rapid.SampledFrom([]string{"own", "public"}).Draw(t, "scope")})
+		scope := rapid.SampledFrom([]string{"own", "public"}).Draw(t, "scope")
+		if g.shared {
+			scope = "own" // the public listing holds every case's Memories
+		}
+		return read(g.agent(t, "reader"), "memories", map[string]any{"scope": scope})
 	}
 	m, by := g.memoryRef(t)
 	p := map[string]any{"memory": m}
