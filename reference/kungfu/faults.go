@@ -35,6 +35,7 @@ const (
 	FaultCompensation          Fault = "compensation"            // a rate-limited create records a notice Memory
 	FaultContentActs           Fault = "content-acts"            // content saying #publish publishes the Memory
 	FaultRevokedReads          Fault = "revoked-reads"           // once public, always readable by others
+	FaultPublicListsWithdrawn  Fault = "public-lists-withdrawn"  // only the author's own listing drops a withdrawn Memory
 )
 
 // Faults lists every planted fault.
@@ -45,6 +46,7 @@ var Faults = []Fault{
 	FaultListsWithdrawn, FaultNoRateLimit, FaultDeactivatedActs, FaultDeactivationErases,
 	FaultContentInStructure, FaultSharedKeys, FaultLostUpdate, FaultRestartForgetsUpdates,
 	FaultPhantomObligation, FaultPartialEffect, FaultCompensation, FaultContentActs, FaultRevokedReads,
+	FaultPublicListsWithdrawn,
 }
 
 // Faults planted in the Task profile (§7, §8, §9).

@@ -281,7 +281,7 @@ func (s *Service) listMemories(agentID string, params map[string]any) Response {
 	pg := newOffsetPager(limit, start)
 	for _, id := range s.order {
 		m := s.memories[id]
-		if m.withdrawn && !s.faults[FaultListsWithdrawn] {
+		if m.withdrawn && !s.faults[FaultListsWithdrawn] && !(s.faults[FaultPublicListsWithdrawn] && scope == "public") {
 			continue
 		}
 		if scope == "own" && m.author != agentID || scope == "public" && !m.public {

@@ -43,6 +43,7 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultCompensation:             {"KF-L2-07", "KF-L4-06"},
 	ref.FaultContentActs:              {"KF-L6-03"},
 	ref.FaultRevokedReads:             {"KF-9-18"},
+	ref.FaultPublicListsWithdrawn:     {"KF-5-11"},
 	ref.FaultOwnTaskTake:              {"KF-7.2-03"},
 	ref.FaultRevisionRebinds:          {"KF-7.1-07", "KF-7.1-08", "KF-2-08"},
 	ref.FaultInputDrift:               {"KF-7.1-02", "KF-9-10"},
