@@ -12,7 +12,9 @@ func TestExitCodes(t *testing.T) {
 		args []string
 		want int
 	}{
-		{[]string{"run", "-q", "--profile", "memory"}, exitOK},
+		{[]string{"run", "-q", "--suite", "kungfu", "--profile", "memory"}, exitOK},
+		{[]string{"run", "-q"}, exitOK}, // every suite against its reference
+		{[]string{"run", "-q", "--profile", "memory"}, exitUsage}, // a profile needs one suite
 		{[]string{"run", "--suite", "nope"}, exitUsage},
 		{[]string{"run", "--frobnicate"}, exitUsage},
 		{[]string{"run", "--profile", "galaxy"}, exitUsage},
@@ -71,13 +73,13 @@ func TestShardsMergeIntoTheWholeRun(t *testing.T) {
 	dir := t.TempDir()
 	p := func(parts ...string) string { return filepath.Join(append([]string{dir}, parts...)...) }
 	for _, args := range [][]string{
-		{"run", "-q", "--shard", "1/2", "--out", p("s1")},
-		{"run", "-q", "--shard", "2/2", "--out", p("s2")},
-		{"run", "-q", "--out", p("all")},
+		{"run", "-q", "--suite", "kungfu", "--shard", "1/2", "--out", p("s1")},
+		{"run", "-q", "--suite", "kungfu", "--shard", "2/2", "--out", p("s2")},
+		{"run", "-q", "--suite", "kungfu", "--out", p("all")},
 		{"merge", "--out", p("merged"), p("s1", "results.json"), p("s2", "results.json")},
 		{"verify", p("merged", "conformance.json")},
 		{"diff", p("all", "results.json"), p("merged", "results.json")},
-		{"run", "-q", "--rerun-failed", p("all", "results.json")},
+		{"run", "-q", "--suite", "kungfu", "--rerun-failed", p("all", "results.json")},
 	} {
 		if code := run(args); code != exitOK {
 			t.Fatalf("sifu %v: exit %d", args, code)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -64,7 +65,7 @@ selected.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd.Context(), cmd.OutOrStdout(), f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.suite, "suite", "kungfu", "suite to run")
+	fl.StringVar(&f.suite, "suite", "all", `suite to run, or "all" for every suite against its bundled reference`)
 	fl.StringSliceVar(&f.profiles, "profile", nil, "profile(s) to check (default: those the target claims)")
 	fl.StringVar(&f.target, "target", "inproc", "implementation to check")
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@replay && ~@slow" or "@KF-5-04,@KF-5-05"`)
@@ -96,6 +97,9 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 }
 
 func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
+	if f.suite == "all" {
+		return runAll(ctx, stdout, f)
+	}
 	entry, err := lookupSuite(f.suite)
 	if err != nil {
 		return err
@@ -198,6 +202,38 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if run.Summary.Failed() {
 		return &failedError{msg: fmt.Sprintf("%s does not conform: %s", f.target, summaryLine(run.Summary))}
 	}
+	return nil
+}
+
+// runAll runs every suite against its bundled reference, one after the
+// other; --out and --declare get a subdirectory per suite.
+func runAll(ctx context.Context, stdout io.Writer, f runFlags) error {
+	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 || f.mutant != "" {
+		return &runner.UsageError{Msg: "--suite all runs every suite against its bundled reference; to check another target, or with --expect, --vectors, --rerun-failed, --profile, --rule or --mutant, pick one suite"}
+	}
+	var failed []string
+	for _, name := range slices.Sorted(maps.Keys(suites())) {
+		one := f
+		one.suite = name
+		if f.out != "" {
+			one.out = filepath.Join(f.out, name)
+		}
+		if f.declare != "" {
+			one.declare = filepath.Join(f.declare, name)
+		}
+		err := runSuite(ctx, stdout, one)
+		var fe *failedError
+		switch {
+		case errors.As(err, &fe):
+			failed = append(failed, name)
+		case err != nil:
+			return fmt.Errorf("suite %s: %w", name, err)
+		}
+	}
+	if len(failed) > 0 {
+		return &failedError{msg: fmt.Sprintf("suites that did not pass: %s", strings.Join(failed, ", "))}
+	}
+	fmt.Fprintf(stdout, "\nall %d suites passed against their bundled references\n", len(suites()))
 	return nil
 }
 
