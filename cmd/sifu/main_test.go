@@ -13,7 +13,7 @@ func TestExitCodes(t *testing.T) {
 		want int
 	}{
 		{[]string{"run", "-q", "--suite", "kungfu", "--profile", "memory"}, exitOK},
-		{[]string{"run", "-q"}, exitOK}, // every suite against its reference
+		{[]string{"run", "-q"}, exitOK},                           // every suite against its reference
 		{[]string{"run", "-q", "--profile", "memory"}, exitUsage}, // a profile needs one suite
 		{[]string{"run", "--suite", "nope"}, exitUsage},
 		{[]string{"run", "--frobnicate"}, exitUsage},
