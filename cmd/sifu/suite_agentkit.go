@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -74,15 +75,30 @@ func loadAgentkitOptions(file string) (agentkitOptions, fs.FS, error) {
 	return o, tmpl, nil
 }
 
-// startStub starts the stub model; a port it cannot bind is a usage error.
+// stubs are the stub servers of this process, by requested address: runs
+// in one process share them (checks never collide: every check has its own
+// script keys), and a fixed stub_addr stays bound until the process ends.
+var (
+	stubsMu sync.Mutex
+	stubs   = map[string]*stub.Server{}
+)
+
+// startStub starts (or reuses) the stub model; a port it cannot bind is a
+// usage error.
 func startStub(addr string) (*stub.Server, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
+	}
+	stubsMu.Lock()
+	defer stubsMu.Unlock()
+	if s, ok := stubs[addr]; ok {
+		return s, nil
 	}
 	s, err := stub.Start(addr)
 	if err != nil {
 		return nil, &runner.UsageError{Msg: fmt.Sprintf("%v; free the port or set another stub_addr in --target-config", err)}
 	}
+	stubs[addr] = s
 	return s, nil
 }
 
