@@ -73,3 +73,15 @@ Feature: The gateway's HTTP surface
     When a message "what is my balance?" under script main is sent to assistant on session s1
     Then the turn is done with an answer containing "lookup-receipt-1"
     And the tool lookup was called 1 time under script main
+
+  @AK-HTTP-10
+  Scenario: Tools whose short names collide are offered as domain_name
+    Given the gateway runs with two sources that both offer deduct
+    And the model follows script main:
+      """
+      [{"text": "ok"}]
+      """
+    When a message "hi" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "ok"
+    And the model was offered the tools ops_deduct, billing_deduct and lookup under script main
+    And the model was not offered a tool named deduct under script main

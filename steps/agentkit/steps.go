@@ -34,6 +34,14 @@ func Register(sc *godog.ScenarioContext) {
 		b, _ := strconv.Atoi(n)
 		return configure(ctx, map[string]any{"budget": float64(b)})
 	})
+	sc.Step(`^the gateway runs with two sources that both offer deduct$`, func(ctx context.Context) error {
+		return configure(ctx, map[string]any{"collide": true})
+	})
+	sc.Step(`^a message "([^"]*)" under script `+name+` is sent to ([a-z0-9_-]+) on session `+name+` and (interrupted|steered with "([^"]*)") while the model thinks$`, whileThinking)
+	sc.Step(`^the model was not offered a tool named ([a-z_]+) under script `+name+`$`, func(ctx context.Context, tool, scr string) error {
+		read(ctx, "model_requests", map[string]any{"script": scr}, engine.Match{Pointer: "/result/tools", Matcher: map[string]any{"$not_contains": tool}})
+		return nil
+	})
 	sc.Step(`^the gateway process is killed and started again$`, func(ctx context.Context) error {
 		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "restart"})
 		return nil
@@ -109,6 +117,30 @@ func messageStep(ctx context.Context, streamed, input, scr, agent, session, user
 		params["accept"] = "text/event-stream"
 	}
 	return request(ctx, params)
+}
+
+// whileThinking sends a message and, once the stub holds the turn's model
+// call, an interrupt or a steer for the same session; the steer releases the
+// held call. The outcome is the pair {outcomes: [message, control]}.
+func whileThinking(ctx context.Context, input, scr, agent, session, action, note string) error {
+	msg := map[string]any{"method": "POST", "path": "/agents/" + agent + "/messages", "script": scr,
+		"json": map[string]any{"session": session, "input": input}}
+	ctl := map[string]any{"method": "POST", "path": "/agents/" + agent + "/control", "after_held": scr,
+		"json": map[string]any{"session": session, "action": "interrupt"}}
+	if note != "" {
+		ctl["json"] = map[string]any{"session": session, "action": "steer", "message": note}
+		ctl["release"] = scr
+	}
+	b := gherkin.From(ctx)
+	b.Add(engine.Step{Op: engine.OpParallel, Steps: []engine.Step{
+		{Op: engine.OpAct, Name: "request", Params: msg},
+		{Op: engine.OpAct, Name: "request", Params: ctl},
+	}})
+	last := b.Last()
+	for i := range last.Steps {
+		last.Steps[i].Source, last.Steps[i].Text = last.Source, []string{"the message", "the control request"}[i]
+	}
+	return nil
 }
 
 func taskStep(ctx context.Context, task, scr, agent string) error {

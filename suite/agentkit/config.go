@@ -27,6 +27,8 @@ type Settings struct {
 	Approval string `json:"approval"` // interactive, auto or deny
 	Suspend  bool   `json:"suspend"`
 	Budget   int    `json:"budget"` // max model calls per turn; 0 for none
+	// Collide adds a second source, billing, that also offers deduct.
+	Collide bool `json:"collide"`
 }
 
 // DefaultSettings: interactive approval with the suspend store on.

@@ -95,7 +95,9 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 
 // request sends one HTTP request. A JSON body's "session" is made local to
 // the check, and with "script" set the marker of that script is appended to
-// its "input" or "task".
+// its "input" or "task". With "after_held" the request waits until the stub
+// holds a model call of that script (so a turn is surely running); with
+// "release" the held calls of that script answer once the request is done.
 func (e *Executor) request(ctx context.Context, p map[string]any) (any, error) {
 	req := Request{Method: "POST", Path: "/"}
 	if m, _ := p["method"].(string); m != "" {
@@ -128,7 +130,15 @@ func (e *Executor) request(ctx context.Context, p map[string]any) (any, error) {
 		req.Body, _ = json.Marshal(body)
 		sent = body
 	}
+	if held, _ := p["after_held"].(string); held != "" {
+		if err := e.target.Stub().WaitHeld(ctx, e.key(held)); err != nil {
+			return nil, err
+		}
+	}
 	resp, err := e.target.Do(ctx, req)
+	if released, _ := p["release"].(string); released != "" {
+		e.target.Stub().Release(e.key(released))
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@
 package stub
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net"
@@ -37,6 +38,10 @@ type Reply struct {
 	Args map[string]any `json:"args,omitempty"`
 	// Status answers the model call with this HTTP error.
 	Status int `json:"status,omitempty"`
+	// Hold keeps the model call open until the check releases it (see
+	// Release) or the gateway gives up on it (an interrupt); a held call
+	// the gateway abandons gets no answer.
+	Hold bool `json:"hold,omitempty"`
 }
 
 // Script is what the model answers in one conversation: reply i answers the
@@ -65,7 +70,52 @@ type Server struct {
 	scripts  map[string]Script
 	requests map[string][]Request
 	calls    map[string]int // key \x1f tool → calls
+	holds    map[string]*hold
 	seq      int
+}
+
+// hold is the state of the held model calls of one script.
+type hold struct {
+	held     chan struct{} // closed when a call is held
+	release  chan struct{} // closed by Release
+	isHeld   bool
+	released bool
+}
+
+// maxHold bounds how long a call is held without a release.
+const maxHold = 20 * time.Second
+
+func (s *Server) hold(key string) *hold {
+	h := s.holds[key]
+	if h == nil {
+		h = &hold{held: make(chan struct{}), release: make(chan struct{})}
+		s.holds[key] = h
+	}
+	return h
+}
+
+// WaitHeld blocks until a model call of key is being held, or ctx ends.
+func (s *Server) WaitHeld(ctx context.Context, key string) error {
+	s.mu.Lock()
+	h := s.hold(key)
+	s.mu.Unlock()
+	select {
+	case <-h.held:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("no model call of the script was held: %w", ctx.Err())
+	}
+}
+
+// Release lets the held model calls of key answer.
+func (s *Server) Release(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.hold(key)
+	if !h.released {
+		h.released = true
+		close(h.release)
+	}
 }
 
 var markerRE = regexp.MustCompile(`\[sifu:([A-Za-z0-9_.-]+)\]`)
@@ -79,7 +129,7 @@ func Start(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}}
+	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, holds: map[string]*hold{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
@@ -186,6 +236,23 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			reply = sc.Replies[len(sc.Replies)-1]
 		default:
 			reply = Reply{Text: "sifu stub: script exhausted"}
+		}
+	}
+	if reply.Hold {
+		s.mu.Lock()
+		h := s.hold(key)
+		if !h.isHeld {
+			h.isHeld = true
+			close(h.held)
+		}
+		s.mu.Unlock()
+		timer := time.NewTimer(maxHold)
+		defer timer.Stop()
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+			return // the gateway gave up on the call
+		case <-timer.C:
 		}
 	}
 	if reply.Status != 0 {
