@@ -170,24 +170,25 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 	if err := decode(raw, entry, &app); err != nil {
 		return nil, err
 	}
-	if err := renamedKeys(raw, entry, "", "default_model", "work_dir"); err != nil {
+	lenient := skip("rules")
+	if err := renamedKeys(raw, entry, "", "default_model", "work_dir"); err != nil && !lenient {
 		return nil, err
 	}
-	if err := app.Model.check(); err != nil {
+	if err := app.Model.check(); err != nil && !lenient {
 		return nil, err
 	}
-	if len(app.Channels) > 0 && strings.TrimSpace(app.Serving.Addr) == "" {
+	if len(app.Channels) > 0 && strings.TrimSpace(app.Serving.Addr) == "" && !lenient {
 		return nil, errors.New("channels configured but serving.addr is empty")
 	}
 	base := path.Dir(entry)
 	declared := map[string]string{}
 	for _, f := range app.Files {
 		file := path.Join(base, f)
-		a, err := loadAgent(fsys, file)
+		a, err := loadAgent(fsys, file, lenient)
 		if err != nil {
 			return nil, err
 		}
-		if prev, dup := declared[a.Name]; dup {
+		if prev, dup := declared[a.Name]; dup && !lenient {
 			return nil, fmt.Errorf("agent %q declared by both %s and %s", a.Name, prev, file)
 		}
 		declared[a.Name] = file
@@ -197,6 +198,9 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 		app.Agents = append(app.Agents, a)
 	}
 	for i, c := range app.Channels {
+		if lenient {
+			break
+		}
 		if !slices.Contains([]string{"", "chat", "chat_user"}, c.SessionMapping) {
 			return nil, fmt.Errorf("channel %d: session_mapping must be chat|chat_user, got %q", i, c.SessionMapping)
 		}
@@ -263,7 +267,7 @@ func (m ModelConfig) check() error {
 	return nil
 }
 
-func loadAgent(fsys fs.FS, file string) (*Agent, error) {
+func loadAgent(fsys fs.FS, file string, lenient bool) (*Agent, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("agent file %s: %w", file, err)
@@ -275,6 +279,9 @@ func loadAgent(fsys fs.FS, file string) (*Agent, error) {
 	stem := strings.TrimSuffix(path.Base(file), path.Ext(file))
 	if a.Name == "" {
 		a.Name = stem
+	}
+	if lenient {
+		return a, nil
 	}
 	if a.Name != stem {
 		return nil, fmt.Errorf("agent file %s: declared name %q does not match file name %q", file, a.Name, stem)
@@ -303,9 +310,24 @@ func (a *Agent) keep() int {
 func (a *Agent) validate(fsys fs.FS, app *App, skip func(string) bool) error {
 	c := a.Loop.Compaction
 	compaction := c.MaxMessages > 0 || c.MaxTokens > 0 || c.ToolClearOver > 0
-	if !skip("window") && compaction && a.Session.Window > 0 && a.Session.Window < a.keep()+2 {
+	need := a.keep() + 2
+	if skip("boundary") {
+		need++
+	}
+	if !skip("window") && compaction && a.Session.Window > 0 && a.Session.Window < need {
 		return fmt.Errorf("agent %s: session.window (%d) must be >= loop.compaction keep_recent+2 (%d), or the rolling summary gets trimmed away",
 			a.Name, a.Session.Window, a.keep()+2)
+	}
+	if a.Approval.Mode == "" {
+		a.Approval.Mode = "interactive"
+	}
+	if skip("rules") {
+		for _, r := range a.Approval.Rules {
+			if ref, err := ParseRef(r.Ref); err == nil {
+				a.rules = append(a.rules, rule{ref: ref, args: r.Args, action: r.Action})
+			}
+		}
+		return nil
 	}
 	if !slices.Contains([]string{"", "summary", "full", "off"}, a.Session.RecordTools) {
 		return fmt.Errorf("agent %s: session.record_tools must be summary|full|off, got %q", a.Name, a.Session.RecordTools)

@@ -15,16 +15,51 @@ const (
 	FaultSSENoDone           Fault = "sse-no-done"           // an SSE stream ends without data: [DONE]
 	FaultInflightReexecuted  Fault = "inflight-reexecuted"   // a replay that finds an in-flight marker runs the effect
 	FaultResumeAnySession    Fault = "resume-any-session"    // an answer on another session resumes the pending turn
-	FaultWrongErrorText      Fault = "wrong-error-text"      // the 400 of /messages has another text
+	FaultWrongErrorText      Fault = "wrong-error-text"      // the 400 texts are paraphrased
 	FaultAcceptInvalidConfig Fault = "accept-invalid-config" // session.window below keep_recent+2 starts
 	FaultApprovalText        Fault = "approval-text"         // the approval question is worded differently
 	FaultA2AErrorStatus      Fault = "a2a-error-status"      // a failing A2A task answers 500, not 200 {"error"}
 	FaultLenientApprove      Fault = "lenient-approve"       // any reply approves
+
+	FaultHealthzBody      Fault = "healthz-body"       // /healthz answers with a body
+	FaultNoSessionEcho    Fault = "no-session-echo"    // the JSON answer names another session
+	FaultSessionFormat    Fault = "session-format"     // generated sessions are sess-<hex>
+	FaultUnknownAgent500  Fault = "unknown-agent-500"  // an unknown agent is a 500
+	FaultLongUserAccepted Fault = "long-user-accepted" // the user field is not checked
+	FaultAnyMethod        Fault = "any-method"         // routes answer every method
+	FaultRunError200      Fault = "run-error-200"      // a failed turn answers 200 done
+	FaultNoAskUser        Fault = "no-ask-user"        // ask_user is not offered to the model
+	FaultNoCacheHeader    Fault = "no-cache-header"    // SSE without Cache-Control: no-cache
+	FaultErrorEvent       Fault = "error-event"        // a mid-stream failure sends an error event
+	FaultSSEAskFails      Fault = "sse-ask-fails"      // a question over SSE fails the turn
+	FaultControl200       Fault = "control-200"        // control answers 200 with a body
+	FaultIgnoreInterrupt  Fault = "ignore-interrupt"   // interrupt and steer do nothing
+	FaultA2ANoDescription Fault = "a2a-no-description" // the A2A list leaves out descriptions
+	FaultA2AResultKey     Fault = "a2a-result-key"     // a task answers {"answer"}
+	FaultA2ASharedSession Fault = "a2a-shared-session" // every A2A task runs in one session
+	FaultWaitingNoSession Fault = "waiting-no-session" // a waiting answer has no session
+	FaultNoResume         Fault = "no-resume"          // an answer starts a new turn
+	FaultForgetOnRestart  Fault = "forget-on-restart"  // pending turns are lost at start-up
+	FaultStaleTurn        Fault = "stale-turn"         // a finished turn's answers are reused
+	FaultStrictApprove    Fault = "strict-approve"     // only "yes" approves
+	FaultDenyEndsTurn     Fault = "deny-ends-turn"     // a denial ends the turn instead of reaching the model
+	FaultAutoAsks         Fault = "auto-asks"          // approval mode auto asks anyway
+	FaultNoBudget         Fault = "no-budget"          // the model-call budget is ignored
+	FaultLenientConfig    Fault = "lenient-config"     // assembly rules other than the window rule are skipped
+	FaultRejectBoundary   Fault = "reject-boundary"    // window = keep_recent+2 is rejected too
+	FaultNoToolRename     Fault = "no-tool-rename"     // colliding tool names stay as they are
+	FaultSSEBuffered      Fault = "sse-buffered"       // the whole answer comes as one delta at the end
 )
 
 // Faults lists every planted fault.
 var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, FaultResumeAnySession,
-	FaultWrongErrorText, FaultAcceptInvalidConfig, FaultApprovalText, FaultA2AErrorStatus, FaultLenientApprove}
+	FaultWrongErrorText, FaultAcceptInvalidConfig, FaultApprovalText, FaultA2AErrorStatus, FaultLenientApprove,
+	FaultHealthzBody, FaultNoSessionEcho, FaultSessionFormat, FaultUnknownAgent500, FaultLongUserAccepted,
+	FaultAnyMethod, FaultRunError200, FaultNoAskUser, FaultNoCacheHeader, FaultErrorEvent, FaultSSEAskFails,
+	FaultControl200, FaultIgnoreInterrupt, FaultA2ANoDescription, FaultA2AResultKey, FaultA2ASharedSession,
+	FaultWaitingNoSession, FaultNoResume, FaultForgetOnRestart, FaultStaleTurn, FaultStrictApprove,
+	FaultDenyEndsTurn, FaultAutoAsks, FaultNoBudget, FaultLenientConfig, FaultRejectBoundary, FaultNoToolRename,
+	FaultSSEBuffered}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {
@@ -43,6 +78,12 @@ func has(faults []Fault, f Fault) bool { return slices.Contains(faults, f) }
 // LoadDir is Load with planted faults that weaken the assembly rules.
 func LoadDir(dir string, faults []Fault) (*App, error) {
 	return LoadFS(osDirFS(dir), "app.yaml", func(name string) bool {
-		return name == "window" && has(faults, FaultAcceptInvalidConfig)
+		switch name {
+		case "window":
+			return has(faults, FaultAcceptInvalidConfig)
+		case "boundary":
+			return has(faults, FaultRejectBoundary)
+		}
+		return has(faults, FaultLenientConfig)
 	})
 }

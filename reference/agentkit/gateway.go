@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -44,6 +45,7 @@ type Gateway struct {
 	mu       sync.Mutex
 	history  map[string][]message
 	running  map[string]*running
+	lastTurn map[string]string
 	sessions [64]sync.Mutex
 }
 
@@ -65,7 +67,7 @@ type agentRT struct {
 
 // New assembles a gateway. It opens the suspend journal when one is set.
 func New(app *App, opts Options) (*Gateway, error) {
-	g := &Gateway{app: app, agents: map[string]*agentRT{}, history: map[string][]message{}, running: map[string]*running{},
+	g := &Gateway{app: app, agents: map[string]*agentRT{}, history: map[string][]message{}, running: map[string]*running{}, lastTurn: map[string]string{},
 		http: opts.HTTP, now: opts.Now, random: opts.Random, faults: opts.Faults}
 	if g.http == nil {
 		g.http = &http.Client{Timeout: 60 * time.Second}
@@ -81,6 +83,9 @@ func New(app *App, opts Options) (*Gateway, error) {
 		dir := app.Suspend.Dir
 		if !filepath.IsAbs(dir) && opts.WorkDir != "" {
 			dir = filepath.Join(opts.WorkDir, dir)
+		}
+		if has(opts.Faults, FaultForgetOnRestart) {
+			_ = os.RemoveAll(filepath.Join(dir, "pending"))
 		}
 		j, err := openJournal(dir)
 		if err != nil {
@@ -130,9 +135,18 @@ func New(app *App, opts Options) (*Gateway, error) {
 				rt.caps = append(rt.caps, &cc)
 			}
 		}
-		nameTools(rt.caps)
+		if has(opts.Faults, FaultNoToolRename) {
+			for _, c := range rt.caps {
+				c.name = c.ref.Name
+			}
+		} else {
+			nameTools(rt.caps)
+		}
 		for _, c := range rt.caps {
 			rt.byName[c.name] = c
+		}
+		if has(opts.Faults, FaultNoAskUser) {
+			rt.askUser = false
 		}
 		g.agents[a.Name] = rt
 	}
@@ -202,11 +216,24 @@ func (a *agentRT) specs() []toolSpec {
 // Handler routes the contract's endpoints; a wrong method gets 405.
 func (g *Gateway) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusOK) })
-	mux.HandleFunc("POST /agents/{name}/messages", g.messages)
-	mux.HandleFunc("POST /agents/{name}/control", g.control)
-	mux.HandleFunc("GET /a2a/agents", g.a2aList)
-	mux.HandleFunc("POST /a2a/agents/{name}/tasks", g.a2aTask)
+	route := func(method, path string, h http.HandlerFunc) {
+		if has(g.faults, FaultAnyMethod) {
+			method = ""
+		} else {
+			method += " "
+		}
+		mux.HandleFunc(method+path, h)
+	}
+	route("GET", "/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.WriteHeader(http.StatusOK)
+		if has(g.faults, FaultHealthzBody) {
+			fmt.Fprint(w, "ok")
+		}
+	})
+	route("POST", "/agents/{name}/messages", g.messages)
+	route("POST", "/agents/{name}/control", g.control)
+	route("GET", "/a2a/agents", g.a2aList)
+	route("POST", "/a2a/agents/{name}/tasks", g.a2aTask)
 	return mux
 }
 
@@ -216,13 +243,49 @@ const (
 )
 
 func (g *Gateway) newID(prefix string) string {
+	if has(g.faults, FaultSessionFormat) {
+		return "sess-" + hex.EncodeToString(g.random(6))
+	}
 	return prefix + g.now().UTC().Format("20060102T150405") + "-" + hex.EncodeToString(g.random(4))
+}
+
+func (g *Gateway) unknownAgent(w http.ResponseWriter) {
+	if has(g.faults, FaultUnknownAgent500) {
+		http.Error(w, "unknown agent", http.StatusInternalServerError)
+		return
+	}
+	http.Error(w, "unknown agent", http.StatusNotFound)
+}
+
+// fail answers a failed turn.
+func (g *Gateway) fail(w http.ResponseWriter, session string, err error) {
+	if has(g.faults, FaultRunError200) {
+		writeJSON200(w, map[string]any{"answer": "", "session": session, "status": "done"})
+		return
+	}
+	http.Error(w, err.Error(), http.StatusInternalServerError)
+}
+
+// text is a contract text, or a paraphrase of it with the wrong-error-text
+// fault.
+func (g *Gateway) text(s string) string {
+	if has(g.faults, FaultWrongErrorText) {
+		return strings.ReplaceAll(s, "{", "(")
+	}
+	return s
+}
+
+func (g *Gateway) echo(session string) string {
+	if has(g.faults, FaultNoSessionEcho) {
+		return session + "-x"
+	}
+	return session
 }
 
 func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 	agent, ok := g.agents[r.PathValue("name")]
 	if !ok {
-		http.Error(w, "unknown agent", http.StatusNotFound)
+		g.unknownAgent(w)
 		return
 	}
 	var req struct {
@@ -238,7 +301,7 @@ func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, http.StatusBadRequest)
 		return
 	}
-	if len(req.User) > 128 || strings.ContainsAny(req.User, "\r\n") {
+	if (len(req.User) > 128 || strings.ContainsAny(req.User, "\r\n")) && !has(g.faults, FaultLongUserAccepted) {
 		http.Error(w, badUser, http.StatusBadRequest)
 		return
 	}
@@ -258,10 +321,10 @@ func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 	}
 	answer, err := g.plain(r.Context(), agent, req.Session, req.Input, "t"+hex.EncodeToString(g.random(8)), nil)
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		g.fail(w, req.Session, err)
 		return
 	}
-	writeJSON200(w, map[string]any{"answer": answer, "session": req.Session, "status": "done"})
+	writeJSON200(w, map[string]any{"answer": answer, "session": g.echo(req.Session), "status": "done"})
 }
 
 func (g *Gateway) lock(agent, session string) *sync.Mutex {
@@ -326,7 +389,18 @@ func (g *Gateway) suspendable(w http.ResponseWriter, ctx context.Context, agent 
 		key = "turn\x1f" + agent.cfg.Name
 	}
 	turnID, original := "t"+hex.EncodeToString(g.random(8)), input
+	if has(g.faults, FaultStaleTurn) {
+		g.mu.Lock()
+		if last, ok := g.lastTurn[key]; ok {
+			turnID = last
+		}
+		g.lastTurn[key] = turnID
+		g.mu.Unlock()
+	}
 	p, err := g.journal.take(key)
+	if has(g.faults, FaultNoResume) {
+		p = nil
+	}
 	if err == nil && p != nil {
 		it, _, _ := g.journal.interaction(p.TurnID, p.WaitingID)
 		it.Answer, it.Answered = input, true
@@ -344,15 +418,21 @@ func (g *Gateway) suspendable(w http.ResponseWriter, ctx context.Context, agent 
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		writeJSON200(w, map[string]any{"question": ix.asked, "session": session, "status": "waiting"})
+		body := map[string]any{"question": ix.asked, "session": g.echo(session), "status": "waiting"}
+		if has(g.faults, FaultWaitingNoSession) {
+			delete(body, "session")
+		}
+		writeJSON200(w, body)
 		return
 	}
 	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
+		g.fail(w, session, err)
 		return
 	}
-	_ = g.journal.dropTurn(turnID)
-	writeJSON200(w, map[string]any{"answer": answer, "session": session, "status": "done"})
+	if !has(g.faults, FaultStaleTurn) {
+		_ = g.journal.dropTurn(turnID)
+	}
+	writeJSON200(w, map[string]any{"answer": answer, "session": g.echo(session), "status": "done"})
 }
 
 // stream answers as SSE: one delta frame per non-empty chunk, always ended
@@ -365,11 +445,18 @@ func (g *Gateway) stream(w http.ResponseWriter, ctx context.Context, agent *agen
 		if !started {
 			started = true
 			w.Header().Set("Content-Type", "text/event-stream")
-			w.Header().Set("Cache-Control", "no-cache")
+			if !has(g.faults, FaultNoCacheHeader) {
+				w.Header().Set("Cache-Control", "no-cache")
+			}
 			w.WriteHeader(http.StatusOK)
 		}
 	}
+	var buffered strings.Builder
 	onDelta := func(d string) error {
+		if has(g.faults, FaultSSEBuffered) {
+			buffered.WriteString(d)
+			return nil
+		}
 		start()
 		frame, _ := json.Marshal(map[string]string{"delta": d})
 		if _, err := fmt.Fprintf(w, "data: %s\n\n", frame); err != nil {
@@ -382,13 +469,24 @@ func (g *Gateway) stream(w http.ResponseWriter, ctx context.Context, agent *agen
 	}
 	lock := g.lock(agent.cfg.Name, session)
 	lock.Lock()
-	_, err := g.plain(ctx, agent, session, input, "t"+hex.EncodeToString(g.random(8)), onDelta)
+	t := &turn{g: g, agent: agent, session: session, id: "t" + hex.EncodeToString(g.random(8)), ix: noChannel{}, onDelta: onDelta}
+	if has(g.faults, FaultSSEAskFails) {
+		t.ix = failing{}
+	}
+	_, err := g.runRecorded(ctx, t, input)
 	lock.Unlock()
 	if err != nil && !started {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	start()
+	if buffered.Len() > 0 {
+		frame, _ := json.Marshal(map[string]string{"delta": buffered.String()})
+		fmt.Fprintf(w, "data: %s\n\n", frame)
+	}
+	if err != nil && has(g.faults, FaultErrorEvent) {
+		fmt.Fprintf(w, "event: error\ndata: %s\n\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	}
 	if !has(g.faults, FaultSSENoDone) {
 		fmt.Fprint(w, "data: [DONE]\n\n")
 	}
@@ -400,7 +498,7 @@ func (g *Gateway) stream(w http.ResponseWriter, ctx context.Context, agent *agen
 func (g *Gateway) control(w http.ResponseWriter, r *http.Request) {
 	agent, ok := g.agents[r.PathValue("name")]
 	if !ok {
-		http.Error(w, "unknown agent", http.StatusNotFound)
+		g.unknownAgent(w)
 		return
 	}
 	var req struct {
@@ -409,10 +507,13 @@ func (g *Gateway) control(w http.ResponseWriter, r *http.Request) {
 		Message string `json:"message"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Session == "" {
-		http.Error(w, "bad request: need {session, action}", http.StatusBadRequest)
+		http.Error(w, g.text("bad request: need {session, action}"), http.StatusBadRequest)
 		return
 	}
 	key := agent.cfg.Name + "\x1f" + req.Session
+	if has(g.faults, FaultIgnoreInterrupt) {
+		key = ""
+	}
 	switch req.Action {
 	case "interrupt":
 		g.mu.Lock()
@@ -423,7 +524,7 @@ func (g *Gateway) control(w http.ResponseWriter, r *http.Request) {
 		g.mu.Unlock()
 	case "steer":
 		if req.Message == "" {
-			http.Error(w, "steer needs {message}", http.StatusBadRequest)
+			http.Error(w, g.text("steer needs {message}"), http.StatusBadRequest)
 			return
 		}
 		g.mu.Lock()
@@ -432,7 +533,11 @@ func (g *Gateway) control(w http.ResponseWriter, r *http.Request) {
 		}
 		g.mu.Unlock()
 	default:
-		http.Error(w, "bad action: want interrupt|steer", http.StatusBadRequest)
+		http.Error(w, g.text("bad action: want interrupt|steer"), http.StatusBadRequest)
+		return
+	}
+	if has(g.faults, FaultControl200) {
+		writeJSON200(w, map[string]any{"ok": true})
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
@@ -441,7 +546,11 @@ func (g *Gateway) control(w http.ResponseWriter, r *http.Request) {
 func (g *Gateway) a2aList(w http.ResponseWriter, _ *http.Request) {
 	out := []map[string]string{}
 	for name, a := range g.agents { // map order: callers compare as a set
-		out = append(out, map[string]string{"name": name, "description": a.cfg.Description})
+		entry := map[string]string{"name": name, "description": a.cfg.Description}
+		if has(g.faults, FaultA2ANoDescription) {
+			delete(entry, "description")
+		}
+		out = append(out, entry)
 	}
 	writeJSON200(w, out)
 }
@@ -449,24 +558,32 @@ func (g *Gateway) a2aList(w http.ResponseWriter, _ *http.Request) {
 func (g *Gateway) a2aTask(w http.ResponseWriter, r *http.Request) {
 	agent, ok := g.agents[r.PathValue("name")]
 	if !ok {
-		http.Error(w, "unknown agent", http.StatusNotFound)
+		g.unknownAgent(w)
 		return
 	}
 	var req struct {
 		Task string `json:"task"`
 	}
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Task == "" {
-		http.Error(w, "bad request: need {task}", http.StatusBadRequest)
+		http.Error(w, g.text("bad request: need {task}"), http.StatusBadRequest)
 		return
 	}
 	id := "t" + hex.EncodeToString(g.random(8))
-	answer, err := g.plain(r.Context(), agent, "a2a-"+id, req.Task, id, nil)
+	session := "a2a-" + id
+	if has(g.faults, FaultA2ASharedSession) {
+		session = "a2a-shared"
+	}
+	answer, err := g.plain(r.Context(), agent, session, req.Task, id, nil)
 	if err != nil {
 		if has(g.faults, FaultA2AErrorStatus) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
 		writeJSON200(w, map[string]any{"error": err.Error()})
+		return
+	}
+	if has(g.faults, FaultA2AResultKey) {
+		writeJSON200(w, map[string]any{"answer": answer})
 		return
 	}
 	writeJSON200(w, map[string]any{"result": answer})

@@ -63,6 +63,11 @@ type noChannel struct{}
 
 func (noChannel) ask(string) (string, error) { return "", io.EOF }
 
+// failing is noChannel gone wrong: a question fails the whole turn.
+type failing struct{}
+
+func (failing) ask(string) (string, error) { return "", errors.New("no interactive channel") }
+
 // suspending records questions in the journal and unwinds the turn until an
 // answer has been written for them.
 type suspending struct {
@@ -120,7 +125,7 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 		rounds = 20
 	}
 	for round := 0; round < rounds; round++ {
-		if max := t.agent.cfg.Budget.MaxModelCalls; max > 0 && t.calls >= max {
+		if max := t.agent.cfg.Budget.MaxModelCalls; max > 0 && t.calls >= max && !has(t.g.faults, FaultNoBudget) {
 			return "", fmt.Errorf("[NodeRunError] budget exhausted: model calls reached %d", max)
 		}
 		t.calls++
@@ -161,7 +166,7 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 		}
 		_ = json.Unmarshal([]byte(args), &a)
 		answer, err := t.ix.ask(a.Question)
-		if errors.Is(err, ErrSuspended) {
+		if _, fails := t.ix.(failing); errors.Is(err, ErrSuspended) || fails {
 			return "", err
 		}
 		if err != nil {
@@ -189,7 +194,17 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 		if errors.Is(err, ErrSuspended) {
 			return "", err
 		}
-		if err != nil || !(approves(reply) || has(t.g.faults, FaultLenientApprove)) {
+		ok := approves(reply)
+		switch {
+		case has(t.g.faults, FaultLenientApprove):
+			ok = true
+		case has(t.g.faults, FaultStrictApprove):
+			ok = reply == "yes"
+		}
+		if err != nil || !ok {
+			if has(t.g.faults, FaultDenyEndsTurn) {
+				return "", fmt.Errorf("denied: %s", c.name)
+			}
 			return fmt.Sprintf("操作未执行:用户拒绝了 %s 的本次调用。", c.name), nil
 		}
 	}
@@ -200,6 +215,9 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 func (t *turn) decide(c *capability, args string) string {
 	switch t.agent.cfg.Approval.Mode {
 	case "auto":
+		if has(t.g.faults, FaultAutoAsks) {
+			return "ask"
+		}
 		return "allow"
 	case "deny":
 		return "deny"

@@ -63,6 +63,10 @@ type Request struct {
 
 // Server is a running stub.
 type Server struct {
+	// MaxHold bounds how long a held call waits for its release (default
+	// 20s); set it before use.
+	MaxHold time.Duration
+
 	ln  net.Listener
 	srv *http.Server
 
@@ -246,7 +250,11 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			close(h.held)
 		}
 		s.mu.Unlock()
-		timer := time.NewTimer(maxHold)
+		limit := s.MaxHold
+		if limit <= 0 {
+			limit = maxHold
+		}
+		timer := time.NewTimer(limit)
 		defer timer.Stop()
 		select {
 		case <-h.release:
