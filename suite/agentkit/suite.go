@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/schema"
 	steps "github.com/sifu-dev/sifu/steps/agentkit"
 )
 
@@ -65,6 +67,10 @@ type vectorExpect struct {
 	StderrContains *string `json:"stderr_contains"`
 }
 
+// schemas are sifu's own: vectors from --vectors are checked against the
+// bundled schema too.
+var schemas = schema.NewSet(sifu.Assets, "vectors/schema")
+
 var caseID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // CompileVector reads one vector file of the agent-kit format and compiles
@@ -72,6 +78,9 @@ var caseID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
+		return nil, err
+	}
+	if err := schemas.Validate("agentkit-vector.schema.json", file, raw); err != nil {
 		return nil, err
 	}
 	var v vectorFile

@@ -2,7 +2,9 @@ package agentkit_test
 
 import (
 	"context"
+	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/sifu-dev/sifu"
@@ -155,5 +157,31 @@ func TestEveryPlantedFaultIsCaught(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestVectorProblemsNameTheFileAndField: a malformed vector file is refused
+// with a message naming the file and where it went wrong.
+func TestVectorProblemsNameTheFileAndField(t *testing.T) {
+	fsys := fstest.MapFS{
+		"v/unknown-key.json": {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/healthz"},"expect":{"status":200},"colour":"red"}]}`)},
+		"v/no-rules.json":    {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":[],"request":{"method":"GET","path":"/healthz"},"expect":{"status":200}}]}`)},
+		"v/both.json":        {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/"},"files":{},"expect":{"status":200}}]}`)},
+		"v/dup.json":         {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/"},"expect":{"status":200}},{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/"},"expect":{"status":200}}]}`)},
+		"v/no-message.json":  {Data: []byte(`{"suite":"agentkit","base":{"app.yaml":"x"},"cases":[{"id":"a","rules":["AK-CONFIG-01"],"files":{},"expect":{"starts":false}}]}`)},
+		"v/not-json.json":    {Data: []byte(`{"suite":`)},
+	}
+	for file, want := range map[string]string{
+		"v/unknown-key.json": "v/unknown-key.json",
+		"v/no-rules.json":    "/cases/0/rules",
+		"v/both.json":        "/cases/0",
+		"v/dup.json":         "used twice",
+		"v/no-message.json":  "stderr_contains",
+		"v/not-json.json":    "v/not-json.json",
+	} {
+		_, err := agentkit.CompileVector(fsys, file)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want an error mentioning %q, got %v", file, want, err)
+		}
 	}
 }
