@@ -10,10 +10,14 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
+
+// holdWait bounds the wait for a turn's model call to be held.
+const holdWait = 10 * time.Second
 
 // Executor runs compiled agent-kit steps against a Target. Each check gets
 // its own nonce: script keys and session ids are prefixed with it, so checks
@@ -40,6 +44,8 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		var se *SetupError
 		switch {
 		case errors.Is(err, engine.ErrUnsupported), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+			return engine.Outcome{}, err
+		case errors.As(err, new(*engine.Violation)):
 			return engine.Outcome{}, err
 		case errors.As(err, &sf), errors.As(err, &se):
 			return engine.Outcome{}, &engine.AdapterError{Step: step.Name, Err: err}
@@ -131,7 +137,13 @@ func (e *Executor) request(ctx context.Context, p map[string]any) (any, error) {
 		sent = body
 	}
 	if held, _ := p["after_held"].(string); held != "" {
-		if err := e.target.Stub().WaitHeld(ctx, e.key(held)); err != nil {
+		wctx, cancel := context.WithTimeout(ctx, holdWait)
+		err := e.target.Stub().WaitHeld(wctx, e.key(held))
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return nil, &engine.Violation{Msg: fmt.Sprintf("the gateway made no model call for script %s within %s, so the turn never ran", held, holdWait)}
+		}
+		if err != nil {
 			return nil, err
 		}
 	}

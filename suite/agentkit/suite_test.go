@@ -36,11 +36,17 @@ func target(t testing.TB, faults ...ref.Fault) runner.Target {
 
 func run(t testing.TB, tg runner.Target, rules ...string) *results.Run {
 	t.Helper()
+	return runWithin(t, tg, 0, rules...)
+}
+
+// runWithin runs with a time limit per check (0: the runner's default).
+func runWithin(t testing.TB, tg runner.Target, limit time.Duration, rules ...string) *results.Run {
+	t.Helper()
 	plan, err := runner.Load(sifu.Assets, agentkit.Suite)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := plan.Run(context.Background(), runner.Config{TargetName: "inproc", Target: tg, Rules: rules})
+	r, err := plan.Run(context.Background(), runner.Config{TargetName: "inproc", Target: tg, Rules: rules, Timeout: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
