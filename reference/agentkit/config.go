@@ -373,10 +373,16 @@ func (a *Agent) validate(fsys fs.FS, app *App, skip func(string) bool) error {
 			return fmt.Errorf("agent %s: capabilities: %v", a.Name, err)
 		}
 	}
+	var mounts []*namespace
 	for _, ns := range a.Namespaces {
-		if err := checkNamespace(fsys, path.Join(path.Dir(a.file), ns)); err != nil {
+		n, err := readNamespace(fsys, path.Join(path.Dir(a.file), ns))
+		if err != nil {
 			return fmt.Errorf("agent %s: %w", a.Name, err)
 		}
+		mounts = append(mounts, n)
+	}
+	if err := checkNamespaces(mounts); err != nil {
+		return fmt.Errorf("agent %s: %w", a.Name, err)
 	}
 	return nil
 }
@@ -407,13 +413,9 @@ func checkSlot(slot, value string, stores map[string]StoreDecl) error {
 	return nil
 }
 
-// checkNamespace reads a namespace file: it may not pick a model, and its
-// tools live under sources.
-func checkNamespace(fsys fs.FS, file string) error {
-	raw, err := fs.ReadFile(fsys, file)
-	if err != nil {
-		return fmt.Errorf("namespace file %s: %w", file, err)
-	}
+// checkNamespace rejects what a namespace file may not declare: a model,
+// and the old tools key.
+func checkNamespace(raw []byte, file string) error {
 	var doc map[string]any
 	if err := yaml.Unmarshal(raw, &doc); err != nil {
 		return fmt.Errorf("%s: %w", file, err)
