@@ -54,3 +54,18 @@ Feature: Durable suspend and resume of questions
     Then the turn is done with an answer containing "account a2"
     When a message "move it again" under script ask is sent to assistant on session s1
     Then the gateway waits with the question "Which account?"
+
+  @AK-SUSPEND-13
+  Scenario: A replay that asks a different question asks it, instead of reusing the old answer
+    Given the model follows script drift:
+      """
+      [{"tool": "ask_user", "args": {"question": "Which account?"},
+        "again": [{"tool": "ask_user", "args": {"question": "Which currency?"}}]},
+       {"text": "done with {{tools}}"}]
+      """
+    When a message "move my money" under script drift is sent to assistant on session s1
+    Then the gateway waits with the question "Which account?"
+    When a message "account a2" is sent to assistant on session s1
+    Then the gateway waits with the question "Which currency?"
+    When a message "euro" is sent to assistant on session s1
+    Then the turn is done with an answer containing "euro"

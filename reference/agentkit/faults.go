@@ -49,6 +49,7 @@ const (
 	FaultRejectBoundary   Fault = "reject-boundary"    // window = keep_recent+2 is rejected too
 	FaultNoToolRename     Fault = "no-tool-rename"     // colliding tool names stay as they are
 	FaultSSEBuffered      Fault = "sse-buffered"       // the whole answer comes as one delta at the end
+	FaultDivergentAnswer  Fault = "divergent-answer"   // a replay's new question gets the old answer
 )
 
 // Faults lists every planted fault.
@@ -59,7 +60,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultControl200, FaultIgnoreInterrupt, FaultA2ANoDescription, FaultA2AResultKey, FaultA2ASharedSession,
 	FaultWaitingNoSession, FaultNoResume, FaultForgetOnRestart, FaultStaleTurn, FaultStrictApprove,
 	FaultDenyEndsTurn, FaultAutoAsks, FaultNoBudget, FaultLenientConfig, FaultRejectBoundary, FaultNoToolRename,
-	FaultSSEBuffered}
+	FaultSSEBuffered, FaultDivergentAnswer}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

@@ -410,7 +410,7 @@ func (g *Gateway) suspendable(w http.ResponseWriter, ctx context.Context, agent 
 			turnID, original = p.TurnID, p.Input
 		}
 	}
-	ix := &suspending{j: g.journal, turn: turnID}
+	ix := &suspending{j: g.journal, turn: turnID, anyQuestion: has(g.faults, FaultDivergentAnswer)}
 	t := &turn{g: g, agent: agent, session: session, id: turnID, ix: ix, journal: g.journal}
 	answer, err := g.runRecorded(ctx, t, original)
 	if errors.Is(err, ErrSuspended) {

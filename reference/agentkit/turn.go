@@ -75,6 +75,8 @@ type suspending struct {
 	turn    string
 	waiting string // the id of the question the turn stopped at
 	asked   string
+	// anyQuestion keys answers by turn alone (the divergent-answer fault).
+	anyQuestion bool
 }
 
 func interactionID(turn, question string) string {
@@ -87,6 +89,9 @@ func interactionID(turn, question string) string {
 
 func (s *suspending) ask(question string) (string, error) {
 	id := interactionID(s.turn, question)
+	if s.anyQuestion {
+		id = interactionID(s.turn, "")
+	}
 	it, ok, err := s.j.interaction(s.turn, id)
 	if err != nil {
 		return "", err

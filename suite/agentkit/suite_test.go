@@ -129,6 +129,7 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultRejectBoundary:      {"AK-CONFIG-08"},
 	ref.FaultNoToolRename:        {"AK-HTTP-10"},
 	ref.FaultSSEBuffered:         {"AK-SSE-02"},
+	ref.FaultDivergentAnswer:     {"AK-SUSPEND-13"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the

@@ -38,6 +38,10 @@ type Reply struct {
 	Args map[string]any `json:"args,omitempty"`
 	// Status answers the model call with this HTTP error.
 	Status int `json:"status,omitempty"`
+	// Again replaces this reply when its position is served again (a
+	// replay): the second serving answers Again[0], the third Again[1], and
+	// so on, the last one repeating. It lets a replayed turn diverge.
+	Again []Reply `json:"again,omitempty"`
 	// Hold keeps the model call open until the check releases it (see
 	// Release) or the gateway gives up on it (an interrupt); a held call
 	// the gateway abandons gets no answer.
@@ -75,6 +79,7 @@ type Server struct {
 	requests map[string][]Request
 	calls    map[string]int // key \x1f tool → calls
 	holds    map[string]*hold
+	served   map[string]int // key \x1f reply index → times served
 	seq      int
 }
 
@@ -133,7 +138,7 @@ func Start(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, holds: map[string]*hold{}}
+	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, holds: map[string]*hold{}, served: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
@@ -229,6 +234,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	sc, scripted := s.scripts[key]
 	s.seq++
 	id := fmt.Sprintf("chatcmpl-sifu-%d", s.seq)
+	servedKey := fmt.Sprintf("%s\x1f%d", key, assistants)
+	times := s.served[servedKey]
+	s.served[servedKey]++
 	s.mu.Unlock()
 
 	reply := Reply{Text: "sifu stub: no script for this conversation"}
@@ -236,6 +244,9 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case assistants < len(sc.Replies):
 			reply = sc.Replies[assistants]
+			if times > 0 && len(reply.Again) > 0 {
+				reply = reply.Again[min(times-1, len(reply.Again)-1)]
+			}
 		case len(sc.Replies) > 0 && sc.Replies[len(sc.Replies)-1].Tool == "" && sc.Replies[len(sc.Replies)-1].Status == 0:
 			reply = sc.Replies[len(sc.Replies)-1]
 		default:
