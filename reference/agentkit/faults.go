@@ -2,6 +2,8 @@ package agentkit
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 )
 
@@ -78,6 +80,9 @@ func has(faults []Fault, f Fault) bool { return slices.Contains(faults, f) }
 
 // LoadDir is Load with planted faults that weaken the assembly rules.
 func LoadDir(dir string, faults []Fault) (*App, error) {
+	if _, err := os.Stat(filepath.Join(dir, "app.yaml")); err != nil {
+		return nil, fmt.Errorf("no readable app.yaml in %s (%v); run the gateway where its app.yaml is, or pass --dir", dir, err)
+	}
 	return LoadFS(osDirFS(dir), "app.yaml", func(name string) bool {
 		switch name {
 		case "window":
