@@ -102,7 +102,8 @@ func TestAgentKitBadGateways(t *testing.T) {
 		"silent":  "sleep 30",
 	} {
 		t.Run(name, func(t *testing.T) {
-			code, out := akRun(t, []string{"--rule", "AK-HTTP-01", "--rule", "AK-SUSPEND-04"}, "--start-cmd", cmd, "--target-config", cfg, "--timeout", "5s")
+			code, out := akRun(t, []string{"--profile", "gateway,suspend", "--tags", "@AK-HTTP-01,@AK-SUSPEND-04,@AK-SUSPEND-09,@AK-SSE-03"},
+				"--start-cmd", cmd, "--target-config", cfg, "--timeout", "5s")
 			if code != exitFail {
 				t.Fatalf("exit %d, want %d", code, exitFail)
 			}

@@ -139,8 +139,9 @@ func agentkitManaged(f runFlags) (runner.Target, error) {
 	if strings.TrimSpace(f.startCmd) != "" {
 		launcher = gateway.Process{Command: f.startCmd, StartTimeout: opts.StartTimeout}
 	}
+	stuck := &agentkit.Stuck{}
 	return agentkit.RunTarget{New: func(context.Context) (agentkit.Target, func(), error) {
-		m := &agentkit.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl}
+		m := &agentkit.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl, Stuck: stuck}
 		return m, m.Close, nil
 	}}, nil
 }

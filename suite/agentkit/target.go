@@ -106,6 +106,11 @@ type Managed struct {
 	Client    Client
 	Server    *stub.Server
 	Templates fs.FS // nil: DefaultTemplates
+	// Stuck, shared by the checks of a run, remembers a gateway that did
+	// not come up with sifu's own configuration, so later checks fail at
+	// once with the same message instead of waiting out the start-up limit
+	// again. Nil: every check tries.
+	Stuck *Stuck
 
 	mu       sync.Mutex
 	inst     Instance
@@ -150,8 +155,37 @@ func (m *Managed) data(addr string, s Settings) ConfigData {
 	return ConfigData{Addr: addr, ModelURL: m.Server.ModelURL(), ToolsURL: m.Server.ToolsURL(), Settings: s}
 }
 
+// Stuck remembers the first failure to start a gateway that did not exit.
+type Stuck struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (s *Stuck) get() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Stuck) set(err error) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
 // launch renders the settings into dir and starts a gateway there.
 func (m *Managed) launch(ctx context.Context, dir string, s Settings) error {
+	if err := m.Stuck.get(); err != nil {
+		return fmt.Errorf("not started again: an earlier check could not start this gateway: %w", err)
+	}
 	addr, err := FreeAddr()
 	if err != nil {
 		return err
@@ -164,6 +198,10 @@ func (m *Managed) launch(ctx context.Context, dir string, s Settings) error {
 		return err
 	}
 	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	var sf *StartFailure
+	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil {
+		m.Stuck.set(err)
+	}
 	if err != nil {
 		return err
 	}
