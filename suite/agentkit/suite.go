@@ -30,7 +30,7 @@ var Suite = runner.Suite{
 }
 
 // vectorFile is the suite's vector format: HTTP exchanges, or start-up
-// attempts with configuration fixtures (see vectors/agentkit/README.md).
+// attempts with configuration fixtures (the format is in vectors/agentkit/README.md and docs/agentkit.md).
 type vectorFile struct {
 	Suite       string             `json:"suite"`
 	Description string             `json:"description"`
@@ -87,7 +87,7 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("%s: not an agentkit vector file: %v (see vectors/agentkit/README.md)", file, err)
+		return nil, fmt.Errorf("%s: not an agentkit vector file: %v (the format is in vectors/agentkit/README.md and docs/agentkit.md)", file, err)
 	}
 	if v.Suite != "agentkit" {
 		return nil, fmt.Errorf("%s: /suite is %q; it must be \"agentkit\"", file, v.Suite)
