@@ -191,15 +191,35 @@ type chatRequest struct {
 	} `json:"tools"`
 }
 
-// turnOf finds the script key and the position of the marked user message.
+// turnOf finds the script key and the position of the message that opened
+// the current turn: the first marked user message after the last final
+// answer (an assistant message without tool calls). Later user messages
+// that repeat the input (a focus restatement at the tail) and earlier turns
+// in the session history do not move it. A turn opened by an unmarked
+// message has no script.
 func turnOf(msgs []map[string]any) (key string, at int) {
+	start := 0
 	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i]["role"] == "assistant" {
+			if calls, _ := msgs[i]["tool_calls"].([]any); len(calls) == 0 {
+				start = i + 1
+				break
+			}
+		}
+	}
+	marked := func(i int) string {
 		if msgs[i]["role"] != "user" {
-			continue
+			return ""
 		}
 		content, _ := msgs[i]["content"].(string)
 		if m := markerRE.FindStringSubmatch(content); m != nil {
-			return m[1], i
+			return m[1]
+		}
+		return ""
+	}
+	for i := start; i < len(msgs); i++ {
+		if k := marked(i); k != "" {
+			return k, i
 		}
 	}
 	return "", -1
