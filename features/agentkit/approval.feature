@@ -79,6 +79,15 @@ Feature: Approvals and effects that never run twice
     Then the turn is done with an answer containing "deduct-receipt-1"
     And the tool deduct was called 1 time under script twice
 
+  @AK-SUSPEND-04 @AK-SUSPEND-07
+  Scenario: A pending approval is answered after the gateway process is killed and started again
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    Then the gateway waits for approval of "Deduct credits from an account" with arguments {"amount": 5} under script pay
+    When the gateway process is killed and started again
+    And a message "approve" is sent to assistant on session s1
+    Then the gateway waits with the question "Continue?"
+    And the tool deduct was called 1 time under script pay
+
   @AK-SUSPEND-10
   Scenario: An effect whose call got no answer is left in flight and never run again
     Given the model follows script flaky:
