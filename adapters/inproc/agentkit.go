@@ -1,0 +1,60 @@
+package inproc
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	refak "github.com/sifu-dev/sifu/reference/agentkit"
+	"github.com/sifu-dev/sifu/suite/agentkit"
+)
+
+// AgentKit launches the reference gateway (reference/agentkit) inside the
+// harness: its http.Handler on a loopback listener, over the configuration
+// sifu wrote. A restart builds a new gateway over the same directory, and so
+// the same suspend journal.
+type AgentKit struct {
+	Faults []refak.Fault
+	// Now stamps generated session ids; nil is the wall clock.
+	Now func() time.Time
+}
+
+// Hello describes the reference gateway.
+func (a AgentKit) Hello() agentkit.Hello {
+	return agentkit.Hello{Implementation: "sifu-reference-agentkit", Version: "0.1.0"}
+}
+
+type server struct {
+	url string
+	srv *http.Server
+}
+
+func (s *server) URL() string { return s.url }
+
+// Stop closes the listener and every connection at once.
+func (s *server) Stop() error { return s.srv.Close() }
+
+// Launch assembles the configuration in dir; a broken one fails as a
+// gateway process would, with exit status 1 and the message.
+func (a AgentKit) Launch(_ context.Context, dir, addr string) (agentkit.Instance, error) {
+	app, err := refak.LoadDir(dir, a.Faults)
+	if err != nil {
+		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
+	}
+	g, err := refak.New(app, refak.Options{WorkDir: dir, Faults: a.Faults, Now: a.Now})
+	if err != nil {
+		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
+	}
+	if app.Serving.Addr != "" {
+		addr = app.Serving.Addr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: fmt.Sprintf("agentkit: serving.addr %s: %v\n", addr, err)}
+	}
+	srv := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	return &server{url: "http://" + ln.Addr().String(), srv: srv}, nil
+}

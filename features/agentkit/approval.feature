@@ -1,0 +1,129 @@
+Feature: Approvals and effects that never run twice
+  A mutating tool behind interactive approval asks the fixed question; the
+  approve words run it, anything else denies and the refusal reaches the
+  model. An approved effect is journalled: every replay of its turn, across
+  restarts, returns the recorded result, and an in-flight marker is never
+  executed again (notes §4.6, §6). The stub's /deduct counts the calls.
+
+  Background:
+    Given the model follows script pay:
+      """
+      [{"tool": "deduct", "args": {"amount": 5}}, {"tool": "ask_user", "args": {"question": "Continue?"}}, {"text": "finished: {{tools}}"}]
+      """
+
+  @AK-SUSPEND-06
+  Scenario: A gated mutating call asks the exact approval question and does not run yet
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    Then the gateway waits for approval of "Deduct credits from an account" with arguments {"amount": 5} under script pay
+    And the tool deduct was called 0 times under script pay
+
+  @AK-SUSPEND-07 @AK-SUSPEND-09
+  Scenario: "yes" runs the tool, and the replay that finishes the turn does not run it again
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    And a message "yes" is sent to assistant on session s1
+    Then the gateway waits with the question "Continue?"
+    And the tool deduct was called 1 time under script pay
+    When a message "sure, continue" is sent to assistant on session s1
+    Then the turn is done with an answer containing "deduct-receipt-1"
+    And /result/json/answer matches {"$contains": "sure, continue"}
+    And the tool deduct was called 1 time under script pay
+
+  @AK-SUSPEND-07
+  Scenario Outline: "<reply>" approves
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    And a message "<reply>" is sent to assistant on session s1
+    Then the gateway waits with the question "Continue?"
+    And the tool deduct was called 1 time under script pay
+
+    Examples:
+      | reply   |
+      | y       |
+      | YES     |
+      |  ok     |
+      | Approve |
+      | 同意      |
+      | 是       |
+      | 批准      |
+      | 好       |
+
+  @AK-SUSPEND-08
+  Scenario Outline: "<reply>" denies, and the refusal reaches the model
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    And a message "<reply>" is sent to assistant on session s1
+    Then the gateway waits with the question "Continue?"
+    And the tool deduct was called 0 times under script pay
+    And the last tool results the model saw under script pay contain "操作未执行:用户拒绝了 deduct 的本次调用"
+
+    Examples:
+      | reply     |
+      | no        |
+      | yeah      |
+      | 同意吗       |
+      | yes please |
+
+  @AK-SUSPEND-09 @AK-SUSPEND-04
+  Scenario: An approved effect runs exactly once across replays and a restart
+    Given the model follows script twice:
+      """
+      [{"tool": "deduct", "args": {"amount": 9}}, {"tool": "ask_user", "args": {"question": "First?"}}, {"tool": "ask_user", "args": {"question": "Second?"}}, {"text": "finished: {{tools}}"}]
+      """
+    When a message "pay 9" under script twice is sent to assistant on session s1
+    And a message "ok" is sent to assistant on session s1
+    Then the gateway waits with the question "First?"
+    And the tool deduct was called 1 time under script twice
+    When the gateway process is killed and started again
+    And a message "one" is sent to assistant on session s1
+    Then the gateway waits with the question "Second?"
+    And the tool deduct was called 1 time under script twice
+    When a message "two" is sent to assistant on session s1
+    Then the turn is done with an answer containing "deduct-receipt-1"
+    And the tool deduct was called 1 time under script twice
+
+  @AK-SUSPEND-04 @AK-SUSPEND-07
+  Scenario: A pending approval is answered after the gateway process is killed and started again
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    Then the gateway waits for approval of "Deduct credits from an account" with arguments {"amount": 5} under script pay
+    When the gateway process is killed and started again
+    And a message "approve" is sent to assistant on session s1
+    Then the gateway waits with the question "Continue?"
+    And the tool deduct was called 1 time under script pay
+
+  @AK-SUSPEND-10
+  Scenario: An effect whose call got no answer is left in flight and never run again
+    Given the model follows script flaky:
+      """
+      {"replies": [{"tool": "deduct", "args": {"amount": 7}}, {"tool": "ask_user", "args": {"question": "Check it?"}}, {"text": "finished: {{tools}}"}],
+       "tools": {"deduct": "drop"}}
+      """
+    When a message "pay 7" under script flaky is sent to assistant on session s1
+    And a message "yes" is sent to assistant on session s1
+    Then the gateway waits with the question "Check it?"
+    And the tool deduct was called 1 time under script flaky
+    When a message "checked" is sent to assistant on session s1
+    Then /result/json/status is "done"
+    And the tool deduct was called 1 time under script flaky
+
+  @AK-SUSPEND-11
+  Scenario: Approval mode auto runs the mutating tool without asking
+    Given the gateway runs with approval "auto"
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    Then the gateway waits with the question "Continue?"
+    And the tool deduct was called 1 time under script pay
+
+  @AK-SUSPEND-11
+  Scenario: Approval mode deny never runs the mutating tool
+    Given the gateway runs with approval "deny"
+    When a message "pay 5" under script pay is sent to assistant on session s1
+    Then the gateway waits with the question "Continue?"
+    And the tool deduct was called 0 times under script pay
+
+  @AK-SUSPEND-12
+  Scenario: A budget of 2 model calls ends a longer turn with 500 after 2 calls
+    Given the gateway runs with a budget of 2 model calls
+    And the model follows script long:
+      """
+      [{"tool": "lookup", "args": {"n": 1}}, {"tool": "lookup", "args": {"n": 2}}, {"tool": "lookup", "args": {"n": 3}}, {"text": "never"}]
+      """
+    When a message "look three times" under script long is sent to assistant on session s1
+    Then /result/status is 500
+    And the model was called 2 times under script long

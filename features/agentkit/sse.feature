@@ -1,0 +1,61 @@
+Feature: Streaming answers over SSE
+  With Accept containing text/event-stream the answer streams as delta
+  frames and always ends with [DONE], also when the model fails mid-stream
+  (notes §4.2).
+
+  @AK-SSE-01 @AK-SSE-02 @AK-SSE-03
+  Scenario: The answer arrives as delta frames terminated by data: [DONE]
+    Given the model follows script main:
+      """
+      [{"text": "one two three", "chunks": ["one ", "", "two ", "three"]}]
+      """
+    When a streamed message "count" under script main is sent to assistant on session s1
+    Then the answer matches:
+      | pointer                   | value                 |
+      | /result/status            | 200                   |
+      | /result/cache_control     | "no-cache"            |
+      | /result/sse/deltas        | ["one ", "two ", "three"] |
+      | /result/sse/joined        | "one two three"       |
+      | /result/sse/empty_deltas  | 0                     |
+      | /result/sse/other         | []                    |
+      | /result/sse/done_last     | true                  |
+      | /result/sse/done_count    | 1                     |
+    And /result/content_type matches {"$regex": "^text/event-stream"}
+    And /result/sse/ends_with_blank_line is true
+
+  @AK-SSE-03
+  Scenario: A streamed answer after a tool call still ends with [DONE]
+    Given the model follows script main:
+      """
+      [{"tool": "lookup", "args": {"account": "a1"}}, {"text": "looked it up"}]
+      """
+    When a streamed message "look it up" under script main is sent to assistant on session s1
+    Then /result/sse/joined is "looked it up"
+    And /result/sse/done_last is true
+    And the tool lookup was called 1 time under script main
+
+  @AK-SSE-04 @AK-SSE-03
+  Scenario: A failure mid-stream sends no error event; the deltas stop and [DONE] follows
+    Given the model follows script main:
+      """
+      [{"text": "partial answer", "chunks": ["partial "], "break": true}]
+      """
+    When a streamed message "fail halfway" under script main is sent to assistant on session s1
+    Then the answer matches:
+      | pointer               | value        |
+      | /result/status        | 200          |
+      | /result/sse/deltas    | ["partial "] |
+      | /result/sse/other     | []           |
+      | /result/sse/done_last | true         |
+
+  @AK-SSE-05
+  Scenario: A question over SSE does not suspend the stream
+    Given the model follows script main:
+      """
+      [{"tool": "ask_user", "args": {"question": "Which account?"}}, {"text": "went on without an answer"}]
+      """
+    When a streamed message "ask me" under script main is sent to assistant on session s1
+    Then /result/status is 200
+    And /result/sse/joined is "went on without an answer"
+    And /result/sse/done_last is true
+    And the model was called 2 times under script main

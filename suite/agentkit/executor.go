@@ -1,0 +1,263 @@
+package agentkit
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/suite/agentkit/stub"
+)
+
+// holdWait bounds the wait for a turn's model call to be held.
+const holdWait = 10 * time.Second
+
+// Executor runs compiled agent-kit steps against a Target. Each check gets
+// its own nonce: script keys and session ids are prefixed with it, so checks
+// sharing one stub (or one remote gateway) never see each other.
+type Executor struct {
+	target Target
+	nonce  string
+}
+
+// NewExecutor returns an executor for one check.
+func NewExecutor(t Target) *Executor {
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return &Executor{target: t, nonce: "k" + hex.EncodeToString(b)}
+}
+
+func (e *Executor) key(script string) string { return e.nonce + "-" + script }
+
+// Execute performs one step.
+func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
+	result, err := e.execute(ctx, step)
+	if err != nil {
+		var sf *StartFailure
+		var se *SetupError
+		switch {
+		case errors.Is(err, engine.ErrUnsupported), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
+			return engine.Outcome{}, err
+		case errors.As(err, new(*engine.Violation)):
+			return engine.Outcome{}, err
+		case errors.As(err, &sf), errors.As(err, &se):
+			return engine.Outcome{}, &engine.AdapterError{Step: step.Name, Err: err}
+		}
+		return engine.Outcome{}, &engine.AdapterError{Step: step.Name, Err: err}
+	}
+	return engine.Outcome{OK: true, Result: engine.Normalize(result)}, nil
+}
+
+func recode(from, to any) error {
+	raw, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(raw, to)
+}
+
+func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
+	p := step.Params
+	str := func(k string) string { s, _ := p[k].(string); return s }
+	switch {
+	case step.Op == engine.OpControl && step.Name == "configure":
+		s := DefaultSettings()
+		if err := recode(p, &s); err != nil {
+			return nil, fmt.Errorf("configure: %w", err)
+		}
+		return map[string]any{}, e.target.Configure(ctx, s)
+	case step.Op == engine.OpControl && step.Name == "restart":
+		return map[string]any{}, e.target.Restart(ctx)
+	case step.Op == engine.OpControl && step.Name == "startup":
+		files := map[string]string{}
+		if err := recode(p["files"], &files); err != nil || len(files) == 0 {
+			return nil, fmt.Errorf("startup needs files: {path: text}")
+		}
+		r, err := e.target.TryStart(ctx, files)
+		return r, err
+	case step.Op == engine.OpAct && step.Name == "script":
+		var sc stub.Script
+		if err := recode(p, &sc); err != nil {
+			return nil, fmt.Errorf("script: %w", err)
+		}
+		e.target.Stub().SetScript(e.key(str("name")), sc)
+		return map[string]any{"script": str("name"), "key": e.key(str("name"))}, nil
+	case step.Op == engine.OpAct && step.Name == "request":
+		return e.request(ctx, p)
+	case step.Op == engine.OpRead && step.Name == "model_requests":
+		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
+	case step.Op == engine.OpRead && step.Name == "tool_calls":
+		return map[string]any{"count": e.target.Stub().ToolCalls(e.key(str("script")), str("tool"))}, nil
+	}
+	return nil, fmt.Errorf("the agentkit suite cannot execute %s %q", step.Op, step.Name)
+}
+
+// request sends one HTTP request. A JSON body's "session" is made local to
+// the check, and with "script" set the marker of that script is appended to
+// its "input" or "task". With "after_held" the request waits until the stub
+// holds a model call of that script (so a turn is surely running); with
+// "release" the held calls of that script answer once the request is done.
+func (e *Executor) request(ctx context.Context, p map[string]any) (any, error) {
+	req := Request{Method: "POST", Path: "/"}
+	if m, _ := p["method"].(string); m != "" {
+		req.Method = m
+	}
+	if path, _ := p["path"].(string); path != "" {
+		req.Path = path
+	}
+	req.Accept, _ = p["accept"].(string)
+	var sent any
+	switch {
+	case p["raw"] != nil:
+		raw, _ := p["raw"].(string)
+		req.Body, sent = []byte(raw), raw
+	case p["json"] != nil:
+		body, _ := engine.Normalize(p["json"]).(map[string]any)
+		if body == nil {
+			return nil, fmt.Errorf("request json must be an object")
+		}
+		if s, ok := body["session"].(string); ok && s != "" {
+			body["session"] = e.nonce + "-" + s
+		}
+		if script, _ := p["script"].(string); script != "" {
+			for _, f := range []string{"input", "task"} {
+				if s, ok := body[f].(string); ok {
+					body[f] = s + " " + stub.Marker(e.key(script))
+				}
+			}
+		}
+		req.Body, _ = json.Marshal(body)
+		sent = body
+	}
+	if held, _ := p["after_held"].(string); held != "" {
+		wctx, cancel := context.WithTimeout(ctx, holdWait)
+		err := e.target.Stub().WaitHeld(wctx, e.key(held))
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return nil, &engine.Violation{Msg: fmt.Sprintf("the gateway made no model call for script %s within %s, so the turn never ran", held, holdWait)}
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	resp, err := e.target.Do(ctx, req)
+	if released, _ := p["release"].(string); released != "" {
+		e.target.Stub().Release(e.key(released))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return Describe(resp, sent), nil
+}
+
+// Describe is the outcome document of an HTTP answer that checks judge.
+func Describe(resp Response, sent any) map[string]any {
+	text := strings.TrimSuffix(string(resp.Body), "\n")
+	out := map[string]any{
+		"status":        resp.Status,
+		"content_type":  resp.Header.Get("Content-Type"),
+		"allow":         resp.Header.Get("Allow"),
+		"cache_control": resp.Header.Get("Cache-Control"),
+		"text":          text,
+		"body_len":      len(resp.Body),
+	}
+	if sent != nil {
+		out["sent"] = sent
+	}
+	var js any
+	if len(bytes.TrimSpace(resp.Body)) > 0 && json.Unmarshal(resp.Body, &js) == nil {
+		out["json"] = js
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		out["sse"] = parseSSE(resp.Body)
+	}
+	return out
+}
+
+// parseSSE splits an event stream into its data frames: the delta texts, the
+// frames that are neither deltas nor [DONE], and whether [DONE] came last.
+func parseSSE(body []byte) map[string]any {
+	frames, deltas, other := []any{}, []any{}, []any{}
+	var joined strings.Builder
+	var data []string
+	doneCount, emptyDeltas := 0, 0
+	flush := func() {
+		if len(data) == 0 {
+			return
+		}
+		f := strings.Join(data, "\n")
+		data = nil
+		frames = append(frames, f)
+		if f == "[DONE]" {
+			doneCount++
+			return
+		}
+		var d map[string]any
+		if json.Unmarshal([]byte(f), &d) == nil && len(d) == 1 {
+			if s, ok := d["delta"].(string); ok {
+				deltas = append(deltas, s)
+				joined.WriteString(s)
+				if s == "" {
+					emptyDeltas++
+				}
+				return
+			}
+		}
+		other = append(other, f)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(body))
+	sc.Buffer(make([]byte, 64*1024), 8*1024*1024)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			flush()
+		case strings.HasPrefix(line, "data:"):
+			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
+		case strings.HasPrefix(line, ":"):
+		default:
+			other = append(other, line) // event:, id:, retry: or garbage
+		}
+	}
+	flush()
+	last := ""
+	if len(frames) > 0 {
+		last, _ = frames[len(frames)-1].(string)
+	}
+	return map[string]any{"frames": frames, "deltas": deltas, "joined": joined.String(), "other": other,
+		"done_last": last == "[DONE]", "done_count": doneCount, "empty_deltas": emptyDeltas,
+		"ends_with_blank_line": bytes.HasSuffix(body, []byte("\n\n"))}
+}
+
+// modelRequests summarises what the model received for one script.
+func modelRequests(reqs []stub.Request) map[string]any {
+	list := make([]any, len(reqs))
+	var toolText []string
+	tools := []any{}
+	for i, r := range reqs {
+		msgs := make([]any, len(r.Messages))
+		for j, m := range r.Messages {
+			msgs[j] = m
+			if i == len(reqs)-1 && m["role"] == "tool" {
+				c, _ := m["content"].(string)
+				toolText = append(toolText, c)
+			}
+		}
+		names := make([]any, len(r.Tools))
+		for j, n := range r.Tools {
+			names[j] = n
+		}
+		if i == 0 {
+			tools = names
+		}
+		list[i] = map[string]any{"stream": r.Stream, "tools": names, "messages": msgs}
+	}
+	return map[string]any{"count": len(reqs), "requests": list, "tools": tools, "tool_text": strings.Join(toolText, " | ")}
+}

@@ -1,0 +1,415 @@
+// Package stub is sifu's stand-in for the world around a gateway under test:
+// an OpenAI-compatible model server (POST /v1/chat/completions, plain JSON
+// and SSE) whose replies are scripted per check, and HTTP tool endpoints that
+// count their calls. Both record what they received, so checks assert what
+// the gateway sent and how often an effect ran.
+//
+// One server serves many checks at once: each conversation carries a marker
+// ([sifu:KEY]) in its user input, and KEY selects the script and the
+// records. The stub is harness-side: it holds no gateway logic.
+package stub
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Reply is one scripted model answer. Exactly one of Text (a final answer),
+// Tool (a tool call) or Status (an HTTP error) is meant to be set.
+type Reply struct {
+	// Text is the answer; "{{tools}}" in it is replaced by the tool results
+	// the gateway sent in this turn, joined by " | ".
+	Text string `json:"text,omitempty"`
+	// Chunks, when streaming, splits Text into these pieces (default: words).
+	Chunks []string `json:"chunks,omitempty"`
+	// Break, when streaming, drops the connection after the chunks: no
+	// finish frame and no [DONE] (a mid-stream failure).
+	Break bool `json:"break,omitempty"`
+	// Tool and Args make a tool call. Tools other than ask_user get a "ref"
+	// argument naming the script, so tool calls are counted per check.
+	Tool string         `json:"tool,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
+	// Status answers the model call with this HTTP error.
+	Status int `json:"status,omitempty"`
+	// Again replaces this reply when its position is served again (a
+	// replay): the second serving answers Again[0], the third Again[1], and
+	// so on, the last one repeating. It lets a replayed turn diverge.
+	Again []Reply `json:"again,omitempty"`
+	// Hold keeps the model call open until the check releases it (see
+	// Release) or the gateway gives up on it (an interrupt); a held call
+	// the gateway abandons gets no answer.
+	Hold bool `json:"hold,omitempty"`
+}
+
+// Script is what the model answers in one conversation: reply i answers the
+// model call that follows i assistant messages of the current turn.
+type Script struct {
+	Replies []Reply `json:"replies"`
+	// Tools sets how a tool endpoint answers calls of this script: "ok"
+	// (default), "fail" (HTTP 500) or "drop" (the connection is closed
+	// without an answer, after the call is counted).
+	Tools map[string]string `json:"tools,omitempty"`
+}
+
+// Request is one model call as the stub received it.
+type Request struct {
+	Stream   bool             `json:"stream"`
+	Tools    []string         `json:"tools"`
+	Messages []map[string]any `json:"messages"`
+}
+
+// Server is a running stub.
+type Server struct {
+	// MaxHold bounds how long a held call waits for its release (default
+	// 20s); set it before use.
+	MaxHold time.Duration
+
+	ln  net.Listener
+	srv *http.Server
+
+	mu       sync.Mutex
+	scripts  map[string]Script
+	requests map[string][]Request
+	calls    map[string]int // key \x1f tool → calls
+	holds    map[string]*hold
+	served   map[string]int // key \x1f reply index → times served
+	seq      int
+}
+
+// hold is the state of the held model calls of one script.
+type hold struct {
+	held     chan struct{} // closed when a call is held
+	release  chan struct{} // closed by Release
+	isHeld   bool
+	released bool
+}
+
+// maxHold bounds how long a call is held without a release.
+const maxHold = 20 * time.Second
+
+func (s *Server) hold(key string) *hold {
+	h := s.holds[key]
+	if h == nil {
+		h = &hold{held: make(chan struct{}), release: make(chan struct{})}
+		s.holds[key] = h
+	}
+	return h
+}
+
+// WaitHeld blocks until a model call of key is being held, or ctx ends.
+func (s *Server) WaitHeld(ctx context.Context, key string) error {
+	s.mu.Lock()
+	h := s.hold(key)
+	s.mu.Unlock()
+	select {
+	case <-h.held:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("no model call of the script was held: %w", ctx.Err())
+	}
+}
+
+// Release lets the held model calls of key answer.
+func (s *Server) Release(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h := s.hold(key)
+	if !h.released {
+		h.released = true
+		close(h.release)
+	}
+}
+
+var markerRE = regexp.MustCompile(`\[sifu:([A-Za-z0-9_.-]+)\]`)
+
+// Marker is the text that ties a conversation to the script under key.
+func Marker(key string) string { return "[sifu:" + key + "]" }
+
+// Start listens on addr (for example "127.0.0.1:0") and serves the stub.
+func Start(addr string) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
+	}
+	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, holds: map[string]*hold{}, served: map[string]int{}}
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /v1/chat/completions", s.chat)
+	mux.HandleFunc("/tools/{name}", s.tool)
+	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.srv.Serve(ln) }()
+	return s, nil
+}
+
+// URL is the stub's base URL.
+func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+
+// ModelURL is the base_url to give an OpenAI-compatible client.
+func (s *Server) ModelURL() string { return s.URL() + "/v1" }
+
+// ToolsURL is the base of the tool endpoints: ToolsURL()+"/deduct".
+func (s *Server) ToolsURL() string { return s.URL() + "/tools" }
+
+// Close stops the stub.
+func (s *Server) Close() error { return s.srv.Close() }
+
+// SetScript installs the script for conversations marked with key.
+func (s *Server) SetScript(key string, sc Script) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.scripts[key] = sc
+}
+
+// Requests returns the model calls received for key, oldest first.
+func (s *Server) Requests(key string) []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests[key]...)
+}
+
+// ToolCalls returns how often tool was called for key.
+func (s *Server) ToolCalls(key, tool string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[key+"\x1f"+tool]
+}
+
+type chatRequest struct {
+	Model    string           `json:"model"`
+	Stream   bool             `json:"stream"`
+	Messages []map[string]any `json:"messages"`
+	Tools    []struct {
+		Function struct {
+			Name string `json:"name"`
+		} `json:"function"`
+	} `json:"tools"`
+}
+
+// turnOf finds the script key and the position of the message that opened
+// the current turn: the first marked user message after the last final
+// answer (an assistant message without tool calls). Later user messages
+// that repeat the input (a focus restatement at the tail) and earlier turns
+// in the session history do not move it. A turn opened by an unmarked
+// message has no script.
+func turnOf(msgs []map[string]any) (key string, at int) {
+	start := 0
+	for i := len(msgs) - 1; i >= 0; i-- {
+		if msgs[i]["role"] == "assistant" {
+			if calls, _ := msgs[i]["tool_calls"].([]any); len(calls) == 0 {
+				start = i + 1
+				break
+			}
+		}
+	}
+	marked := func(i int) string {
+		if msgs[i]["role"] != "user" {
+			return ""
+		}
+		content, _ := msgs[i]["content"].(string)
+		if m := markerRE.FindStringSubmatch(content); m != nil {
+			return m[1]
+		}
+		return ""
+	}
+	for i := start; i < len(msgs); i++ {
+		if k := marked(i); k != "" {
+			return k, i
+		}
+	}
+	return "", -1
+}
+
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+		http.Error(w, `{"error":{"message":"sifu stub: body is not a chat completion request"}}`, http.StatusBadRequest)
+		return
+	}
+	key, at := turnOf(req.Messages)
+	rec := Request{Stream: req.Stream, Messages: req.Messages, Tools: []string{}}
+	for _, t := range req.Tools {
+		rec.Tools = append(rec.Tools, t.Function.Name)
+	}
+	var toolResults []string
+	assistants := 0
+	if at >= 0 {
+		for _, m := range req.Messages[at+1:] {
+			switch m["role"] {
+			case "assistant":
+				assistants++
+			case "tool":
+				c, _ := m["content"].(string)
+				toolResults = append(toolResults, c)
+			}
+		}
+	}
+	s.mu.Lock()
+	s.requests[key] = append(s.requests[key], rec)
+	sc, scripted := s.scripts[key]
+	s.seq++
+	id := fmt.Sprintf("chatcmpl-sifu-%d", s.seq)
+	servedKey := fmt.Sprintf("%s\x1f%d", key, assistants)
+	times := s.served[servedKey]
+	s.served[servedKey]++
+	s.mu.Unlock()
+
+	reply := Reply{Text: "sifu stub: no script for this conversation"}
+	if scripted {
+		switch {
+		case assistants < len(sc.Replies):
+			reply = sc.Replies[assistants]
+			if times > 0 && len(reply.Again) > 0 {
+				reply = reply.Again[min(times-1, len(reply.Again)-1)]
+			}
+		case len(sc.Replies) > 0 && sc.Replies[len(sc.Replies)-1].Tool == "" && sc.Replies[len(sc.Replies)-1].Status == 0:
+			reply = sc.Replies[len(sc.Replies)-1]
+		default:
+			reply = Reply{Text: "sifu stub: script exhausted"}
+		}
+	}
+	if reply.Hold {
+		s.mu.Lock()
+		h := s.hold(key)
+		if !h.isHeld {
+			h.isHeld = true
+			close(h.held)
+		}
+		s.mu.Unlock()
+		limit := s.MaxHold
+		if limit <= 0 {
+			limit = maxHold
+		}
+		timer := time.NewTimer(limit)
+		defer timer.Stop()
+		select {
+		case <-h.release:
+		case <-r.Context().Done():
+			return // the gateway gave up on the call
+		case <-timer.C:
+		}
+	}
+	if reply.Status != 0 {
+		http.Error(w, `{"error":{"message":"sifu stub: scripted model failure"}}`, reply.Status)
+		return
+	}
+	text := strings.ReplaceAll(reply.Text, "{{tools}}", strings.Join(toolResults, " | "))
+	var call map[string]any
+	if reply.Tool != "" {
+		args := map[string]any{}
+		for k, v := range reply.Args {
+			args[k] = v
+		}
+		if _, ok := args["ref"]; !ok && reply.Tool != "ask_user" && key != "" {
+			args["ref"] = key
+		}
+		raw, _ := json.Marshal(args)
+		call = map[string]any{"id": fmt.Sprintf("call_%d", assistants), "type": "function",
+			"function": map[string]any{"name": reply.Tool, "arguments": string(raw)}}
+	}
+	if !req.Stream {
+		msg := map[string]any{"role": "assistant", "content": text}
+		finish := "stop"
+		if call != nil {
+			msg["content"], msg["tool_calls"], finish = "", []any{call}, "tool_calls"
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": 0, "model": req.Model,
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}})
+		return
+	}
+	s.streamReply(w, id, req.Model, text, reply, call)
+}
+
+func (s *Server) streamReply(w http.ResponseWriter, id, model, text string, reply Reply, call map[string]any) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	flusher, _ := w.(http.Flusher)
+	frame := func(delta map[string]any, finish any) {
+		raw, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
+			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
+		fmt.Fprintf(w, "data: %s\n\n", raw)
+		if flusher != nil {
+			flusher.Flush()
+		}
+	}
+	frame(map[string]any{"role": "assistant", "content": ""}, nil)
+	if call != nil {
+		c := map[string]any{"index": 0}
+		for k, v := range call {
+			c[k] = v
+		}
+		frame(map[string]any{"tool_calls": []any{c}}, nil)
+		frame(map[string]any{}, "tool_calls")
+	} else {
+		chunks := reply.Chunks
+		if len(chunks) == 0 {
+			chunks = splitWords(text)
+		}
+		for _, c := range chunks {
+			frame(map[string]any{"content": c}, nil)
+		}
+		if reply.Break {
+			if hj, ok := w.(http.Hijacker); ok {
+				if conn, _, err := hj.Hijack(); err == nil {
+					conn.Close()
+				}
+			}
+			return
+		}
+		frame(map[string]any{}, "stop")
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+	if flusher != nil {
+		flusher.Flush()
+	}
+}
+
+// splitWords cuts text after each space, so the pieces join back to text.
+func splitWords(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text, ' ')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
+
+func (s *Server) tool(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	ref := r.URL.Query().Get("ref")
+	if ref == "" {
+		var body map[string]any
+		_ = json.NewDecoder(r.Body).Decode(&body)
+		ref, _ = body["ref"].(string)
+	}
+	s.mu.Lock()
+	s.calls[ref+"\x1f"+name]++
+	n := s.calls[ref+"\x1f"+name]
+	mode := s.scripts[ref].Tools[name]
+	s.mu.Unlock()
+	switch mode {
+	case "fail":
+		http.Error(w, `{"error":"sifu stub: scripted tool failure"}`, http.StatusInternalServerError)
+		return
+	case "drop":
+		if hj, ok := w.(http.Hijacker); ok {
+			if conn, _, err := hj.Hijack(); err == nil {
+				conn.Close()
+				return
+			}
+		}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "tool": name, "call": n, "receipt": fmt.Sprintf("%s-receipt-%d", name, n)})
+}

@@ -1,0 +1,211 @@
+package agentkit_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"testing/fstest"
+	"time"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/gateway"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/engine"
+	ref "github.com/sifu-dev/sifu/reference/agentkit"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/agentkit"
+	"github.com/sifu-dev/sifu/suite/agentkit/stub"
+)
+
+var (
+	once     sync.Once
+	shared   *stub.Server
+	loaded   *runner.Plan
+	onceErrs error
+)
+
+// setup loads the plan and starts one stub for every test of the package:
+// checks never collide on a stub (each has its own script keys).
+func setup(t testing.TB) (*stub.Server, *runner.Plan) {
+	t.Helper()
+	once.Do(func() {
+		shared, onceErrs = stub.Start("127.0.0.1:0")
+		if onceErrs == nil {
+			shared.MaxHold = time.Second // a gateway that ignores an interrupt is caught in a second
+			loaded, onceErrs = runner.Load(sifu.Assets, agentkit.Suite)
+		}
+	})
+	if onceErrs != nil {
+		t.Fatal(onceErrs)
+	}
+	return shared, loaded
+}
+
+// target runs the reference gateway in-process with planted faults.
+func target(t testing.TB, faults ...ref.Fault) runner.Target {
+	t.Helper()
+	srv, _ := setup(t)
+	client := gateway.NewClient(0)
+	return agentkit.RunTarget{New: func(context.Context) (agentkit.Target, func(), error) {
+		m := &agentkit.Managed{Launcher: inproc.AgentKit{Faults: faults}, Client: client, Server: srv}
+		return m, m.Close, nil
+	}}
+}
+
+func run(t testing.TB, tg runner.Target, rules ...string) *results.Run {
+	t.Helper()
+	return runWithin(t, tg, 0, rules...)
+}
+
+// runWithin runs with a time limit per check (0: the runner's default).
+func runWithin(t testing.TB, tg runner.Target, limit time.Duration, rules ...string) *results.Run {
+	t.Helper()
+	_, plan := setup(t)
+	r, err := plan.Run(context.Background(), runner.Config{TargetName: "inproc", Target: tg, Rules: rules, Timeout: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// TestReferencePassesTheSuite: the bundled reference gateway passes every
+// check, and every rule is evidenced or marked not black-box.
+func TestReferencePassesTheSuite(t *testing.T) {
+	r := run(t, target(t))
+	for _, tc := range r.Tests {
+		if tc.Status != engine.Pass {
+			t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	for _, rule := range r.Rules {
+		if rule.Status != results.RulePass && rule.Status != results.RuleNotBlackBox {
+			t.Errorf("rule %s: %s %s", rule.ID, rule.Status, rule.Note)
+		}
+	}
+	if r.Summary.Pass < 90 {
+		t.Errorf("only %d checks passed", r.Summary.Pass)
+	}
+}
+
+// negativeControls maps each planted fault to the rules whose checks must
+// catch it: a check that cannot fail is no evidence.
+var negativeControls = map[ref.Fault][]string{
+	ref.FaultEffectTwice:         {"AK-SUSPEND-09"},
+	ref.FaultSSENoDone:           {"AK-SSE-03", "AK-SSE-04"},
+	ref.FaultInflightReexecuted:  {"AK-SUSPEND-10"},
+	ref.FaultResumeAnySession:    {"AK-SUSPEND-03"},
+	ref.FaultWrongErrorText:      {"AK-HTTP-05", "AK-CTL-02", "AK-A2A-04"},
+	ref.FaultAcceptInvalidConfig: {"AK-CONFIG-01"},
+	ref.FaultApprovalText:        {"AK-SUSPEND-06"},
+	ref.FaultA2AErrorStatus:      {"AK-A2A-03"},
+	ref.FaultLenientApprove:      {"AK-SUSPEND-08"},
+	ref.FaultHealthzBody:         {"AK-HTTP-01"},
+	ref.FaultNoSessionEcho:       {"AK-HTTP-02", "AK-SUSPEND-01"},
+	ref.FaultSessionFormat:       {"AK-HTTP-03"},
+	ref.FaultUnknownAgent500:     {"AK-HTTP-04"},
+	ref.FaultLongUserAccepted:    {"AK-HTTP-06"},
+	ref.FaultAnyMethod:           {"AK-HTTP-07"},
+	ref.FaultRunError200:         {"AK-HTTP-08", "AK-SUSPEND-12"},
+	ref.FaultNoAskUser:           {"AK-HTTP-09", "AK-SUSPEND-01"},
+	ref.FaultNoCacheHeader:       {"AK-SSE-01"},
+	ref.FaultErrorEvent:          {"AK-SSE-04"},
+	ref.FaultSSEAskFails:         {"AK-SSE-05"},
+	ref.FaultControl200:          {"AK-CTL-01"},
+	ref.FaultIgnoreInterrupt:     {"AK-CTL-03"},
+	ref.FaultA2ANoDescription:    {"AK-A2A-01"},
+	ref.FaultA2AResultKey:        {"AK-A2A-02"},
+	ref.FaultA2ASharedSession:    {"AK-A2A-05"},
+	ref.FaultWaitingNoSession:    {"AK-SUSPEND-01"},
+	ref.FaultNoResume:            {"AK-SUSPEND-02"},
+	ref.FaultForgetOnRestart:     {"AK-SUSPEND-04"},
+	ref.FaultStaleTurn:           {"AK-SUSPEND-05"},
+	ref.FaultStrictApprove:       {"AK-SUSPEND-07"},
+	ref.FaultDenyEndsTurn:        {"AK-SUSPEND-08"},
+	ref.FaultAutoAsks:            {"AK-SUSPEND-11"},
+	ref.FaultNoBudget:            {"AK-SUSPEND-12"},
+	ref.FaultLenientConfig:       {"AK-CONFIG-02", "AK-CONFIG-03", "AK-CONFIG-04", "AK-CONFIG-05", "AK-CONFIG-06", "AK-CONFIG-07", "AK-CONFIG-09", "AK-CONFIG-10", "AK-CONFIG-11", "AK-CONFIG-12"},
+	ref.FaultRejectBoundary:      {"AK-CONFIG-08"},
+	ref.FaultNoToolRename:        {"AK-HTTP-10"},
+	ref.FaultSSEBuffered:         {"AK-SSE-02"},
+	ref.FaultDivergentAnswer:     {"AK-SUSPEND-13"},
+}
+
+// TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the
+// catalogue is broken by some planted fault that its checks catch.
+func TestEveryMustRuleHasANegativeControl(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, agentkit.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, rules := range negativeControls {
+		for _, id := range rules {
+			covered[id] = true
+		}
+	}
+	for _, r := range plan.Catalogue.Rules {
+		if r.Level == "MUST" && r.Evidence != "not-black-box" && !covered[r.ID] {
+			t.Errorf("rule %s has no planted fault that a check catches", r.ID)
+		}
+	}
+}
+
+// TestEveryPlantedFaultIsCaught runs the checks of each fault's rules
+// against the reference with that fault: every rule listed must have a
+// failing check, and nothing may end as a timeout or harness error.
+func TestEveryPlantedFaultIsCaught(t *testing.T) {
+	for _, f := range ref.Faults {
+		rules, ok := negativeControls[f]
+		if !ok {
+			t.Errorf("fault %s has no negative control", f)
+			continue
+		}
+		t.Run(string(f), func(t *testing.T) {
+			r := run(t, target(t, f), rules...)
+			caught := map[string]bool{}
+			for _, tc := range r.Tests {
+				if tc.Status == engine.Fail {
+					for _, id := range tc.Rules {
+						caught[id] = true
+					}
+				}
+				if tc.Status == engine.HarnessError || tc.Status == engine.Timeout {
+					t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+				}
+			}
+			for _, id := range rules {
+				if !caught[id] {
+					t.Errorf("no check of %s failed with the %s fault planted", id, f)
+				}
+			}
+		})
+	}
+}
+
+// TestVectorProblemsNameTheFileAndField: a malformed vector file is refused
+// with a message naming the file and where it went wrong.
+func TestVectorProblemsNameTheFileAndField(t *testing.T) {
+	fsys := fstest.MapFS{
+		"v/unknown-key.json": {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/healthz"},"expect":{"status":200},"colour":"red"}]}`)},
+		"v/no-rules.json":    {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":[],"request":{"method":"GET","path":"/healthz"},"expect":{"status":200}}]}`)},
+		"v/both.json":        {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/"},"files":{},"expect":{"status":200}}]}`)},
+		"v/dup.json":         {Data: []byte(`{"suite":"agentkit","cases":[{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/"},"expect":{"status":200}},{"id":"a","rules":["AK-HTTP-01"],"request":{"method":"GET","path":"/"},"expect":{"status":200}}]}`)},
+		"v/no-message.json":  {Data: []byte(`{"suite":"agentkit","base":{"app.yaml":"x"},"cases":[{"id":"a","rules":["AK-CONFIG-01"],"files":{},"expect":{"starts":false}}]}`)},
+		"v/not-json.json":    {Data: []byte(`{"suite":`)},
+	}
+	for file, want := range map[string]string{
+		"v/unknown-key.json": "v/unknown-key.json",
+		"v/no-rules.json":    "/cases/0/rules",
+		"v/both.json":        "/cases/0",
+		"v/dup.json":         "used twice",
+		"v/no-message.json":  "stderr_contains",
+		"v/not-json.json":    "v/not-json.json",
+	} {
+		_, err := agentkit.CompileVector(fsys, file)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want an error mentioning %q, got %v", file, want, err)
+		}
+	}
+}

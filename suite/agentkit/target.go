@@ -1,0 +1,398 @@
+// Package agentkit is the agent-kit gateway suite of sifu: the seam any
+// gateway claiming agent-kit's HTTP contract is driven through (in-process
+// reference, a gateway process sifu starts with --start-cmd, or a running
+// gateway at a URL), the configuration sifu generates for it, the suite's
+// vector format and the executor between them. The stub model and tools a
+// gateway talks to are in the stub subpackage.
+package agentkit
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"net/http"
+	"os"
+	"sync"
+
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/agentkit/stub"
+)
+
+// Request is one HTTP request to a gateway.
+type Request struct {
+	Method string
+	Path   string
+	Accept string
+	Body   []byte // sent as application/json when not nil
+}
+
+// Response is what the gateway answered, read to the end.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Client sends requests to the gateway at base (adapters/gateway).
+type Client interface {
+	Do(ctx context.Context, base string, req Request) (Response, error)
+}
+
+// Instance is one running gateway.
+type Instance interface {
+	URL() string
+	// Stop kills the gateway (it gets no chance to clean up).
+	Stop() error
+}
+
+// Launcher starts a gateway whose configuration sifu wrote into dir,
+// listening on addr, and returns once it answers GET /healthz. A gateway
+// that exits first returns a *StartFailure.
+type Launcher interface {
+	Hello() Hello
+	Launch(ctx context.Context, dir, addr string) (Instance, error)
+}
+
+// Hello describes an implementation.
+type Hello struct {
+	Implementation string
+	Version        string
+}
+
+// StartFailure is a gateway that exited during start-up.
+type StartFailure struct {
+	ExitCode int
+	Stderr   string // the tail
+}
+
+func (e *StartFailure) Error() string {
+	return fmt.Sprintf("the gateway exited with status %d during start-up; stderr tail:\n%s", e.ExitCode, e.Stderr)
+}
+
+// StartResult is what a start-up attempt showed.
+type StartResult struct {
+	Started  bool   `json:"started"`
+	ExitCode int    `json:"exit_code"`
+	Stderr   string `json:"stderr"`
+}
+
+// Target is one gateway as a check drives it.
+type Target interface {
+	Hello(ctx context.Context) (Hello, error)
+	// Do sends a request to the current gateway, starting it first with the
+	// default settings when the check has not configured one.
+	Do(ctx context.Context, req Request) (Response, error)
+	// Stub is the model and tool server the gateway talks to.
+	Stub() *stub.Server
+	// Configure (re)starts the gateway with settings.
+	Configure(ctx context.Context, s Settings) error
+	// Restart kills the gateway and starts it again on the same working
+	// directory (and so the same suspend store).
+	Restart(ctx context.Context) error
+	// TryStart starts a gateway with the given files (templates rendered
+	// with the current ports) and reports whether it came up.
+	TryStart(ctx context.Context, files map[string]string) (StartResult, error)
+	Close()
+}
+
+// Managed is a Target whose gateways sifu starts itself, each check in its
+// own working directory with a generated configuration.
+type Managed struct {
+	Launcher  Launcher
+	Client    Client
+	Server    *stub.Server
+	Templates fs.FS // nil: DefaultTemplates
+	// Stuck, shared by the checks of a run, remembers a gateway that did
+	// not come up with sifu's own configuration, so later checks fail at
+	// once with the same message instead of waiting out the start-up limit
+	// again. Nil: every check tries.
+	Stuck *Stuck
+
+	mu       sync.Mutex
+	inst     Instance
+	dir      string
+	settings Settings
+	dirs     []string
+}
+
+// Hello asks the launcher.
+func (m *Managed) Hello(context.Context) (Hello, error) { return m.Launcher.Hello(), nil }
+
+// Stub returns the stub server.
+func (m *Managed) Stub() *stub.Server { return m.Server }
+
+func (m *Managed) templates() fs.FS {
+	if m.Templates != nil {
+		return m.Templates
+	}
+	return DefaultTemplates()
+}
+
+// FreeAddr picks a free loopback port.
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", &SetupError{Msg: fmt.Sprintf("cannot bind a loopback port for the gateway: %v", err)}
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func (m *Managed) tempDir() (string, error) {
+	dir, err := os.MkdirTemp("", "sifu-agentkit-")
+	if err != nil {
+		return "", &SetupError{Msg: fmt.Sprintf("cannot create a working directory for the gateway: %v; check TMPDIR", err)}
+	}
+	m.dirs = append(m.dirs, dir)
+	return dir, nil
+}
+
+func (m *Managed) data(addr string, s Settings) ConfigData {
+	return ConfigData{Addr: addr, ModelURL: m.Server.ModelURL(), ToolsURL: m.Server.ToolsURL(), Settings: s}
+}
+
+// Stuck remembers the first failure to start a gateway that did not exit.
+type Stuck struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (s *Stuck) get() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Stuck) set(err error) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// launch renders the settings into dir and starts a gateway there.
+func (m *Managed) launch(ctx context.Context, dir string, s Settings) error {
+	if err := m.Stuck.get(); err != nil {
+		return fmt.Errorf("not started again: an earlier check could not start this gateway: %w", err)
+	}
+	addr, err := FreeAddr()
+	if err != nil {
+		return err
+	}
+	files, err := Render(m.templates(), m.data(addr, s))
+	if err != nil {
+		return &SetupError{Msg: err.Error()}
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		return err
+	}
+	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	var sf *StartFailure
+	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil {
+		m.Stuck.set(err)
+	}
+	if err != nil {
+		return err
+	}
+	m.inst, m.dir, m.settings = inst, dir, s
+	return nil
+}
+
+func (m *Managed) stop() {
+	if m.inst != nil {
+		_ = m.inst.Stop()
+		m.inst = nil
+	}
+}
+
+// Configure starts a fresh gateway, in a fresh directory, with s.
+func (m *Managed) Configure(ctx context.Context, s Settings) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stop()
+	dir, err := m.tempDir()
+	if err != nil {
+		return err
+	}
+	return m.launch(ctx, dir, s)
+}
+
+// Restart kills the gateway and starts it again in the same directory.
+func (m *Managed) Restart(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.inst == nil {
+		return errors.New("restart before the gateway was started")
+	}
+	m.stop()
+	return m.launch(ctx, m.dir, m.settings)
+}
+
+// Do starts the default gateway when needed and sends req to it.
+func (m *Managed) Do(ctx context.Context, req Request) (Response, error) {
+	m.mu.Lock()
+	if m.inst == nil {
+		dir, err := m.tempDir()
+		if err == nil {
+			err = m.launch(ctx, dir, DefaultSettings())
+		}
+		if err != nil {
+			m.mu.Unlock()
+			return Response{}, err
+		}
+	}
+	inst := m.inst
+	m.mu.Unlock()
+	resp, err := m.Client.Do(ctx, inst.URL(), req)
+	if d, ok := inst.(interface{ Diagnose() string }); ok && err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w\n%s", err, d.Diagnose())
+	}
+	return resp, err
+}
+
+// TryStart renders files into a fresh directory and starts a gateway there.
+func (m *Managed) TryStart(ctx context.Context, files map[string]string) (StartResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir, err := m.tempDir()
+	if err != nil {
+		return StartResult{}, err
+	}
+	addr, err := FreeAddr()
+	if err != nil {
+		return StartResult{}, err
+	}
+	rendered := map[string]string{}
+	for name, text := range files {
+		out, err := RenderText(name, text, m.data(addr, DefaultSettings()))
+		if err != nil {
+			return StartResult{}, err
+		}
+		rendered[name] = out
+	}
+	if err := WriteFiles(dir, rendered); err != nil {
+		return StartResult{}, err
+	}
+	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	var sf *StartFailure
+	if errors.As(err, &sf) {
+		return StartResult{ExitCode: sf.ExitCode, Stderr: sf.Stderr}, nil
+	}
+	if err != nil {
+		return StartResult{}, err
+	}
+	_ = inst.Stop()
+	return StartResult{Started: true}, nil
+}
+
+// Close stops the gateway and removes the working directories.
+func (m *Managed) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stop()
+	for _, d := range m.dirs {
+		_ = os.RemoveAll(d)
+	}
+	m.dirs = nil
+}
+
+// Remote is a gateway somebody else runs, at a fixed URL, already pointed
+// at sifu's stub. It cannot be configured, restarted or started.
+type Remote struct {
+	URL    string
+	Client Client
+	Server *stub.Server
+}
+
+// Hello names the URL.
+func (r *Remote) Hello(context.Context) (Hello, error) {
+	return Hello{Implementation: r.URL, Version: "remote gateway"}, nil
+}
+
+// Do sends req to the URL.
+func (r *Remote) Do(ctx context.Context, req Request) (Response, error) {
+	return r.Client.Do(ctx, r.URL, req)
+}
+
+// Stub returns the stub server.
+func (r *Remote) Stub() *stub.Server { return r.Server }
+
+// Configure is not possible on a gateway sifu did not start.
+func (r *Remote) Configure(context.Context, Settings) error {
+	return fmt.Errorf("a remote gateway cannot be reconfigured: %w", engine.ErrUnsupported)
+}
+
+// Restart is not possible on a gateway sifu did not start.
+func (r *Remote) Restart(context.Context) error {
+	return fmt.Errorf("a remote gateway cannot be restarted by sifu: %w", engine.ErrUnsupported)
+}
+
+// TryStart is not possible on a gateway sifu did not start.
+func (r *Remote) TryStart(context.Context, map[string]string) (StartResult, error) {
+	return StartResult{}, fmt.Errorf("a remote gateway cannot be started with a fixture config: %w", engine.ErrUnsupported)
+}
+
+// Close does nothing.
+func (r *Remote) Close() {}
+
+// Profiles every gateway is checked against.
+var Profiles = []string{"gateway", "suspend", "config"}
+
+// Factory makes a Target for one check.
+type Factory func(ctx context.Context) (Target, func(), error)
+
+// RunTarget adapts a Factory to the runner.
+type RunTarget struct {
+	New Factory
+	// Claims are the profiles offered (default: Profiles).
+	Claims []string
+	// Controls offered (default: configure, restart, startup).
+	Controls []string
+	IsShared bool
+}
+
+// Shared reports whether every check talks to one gateway.
+func (rt RunTarget) Shared() bool { return rt.IsShared }
+
+// Describe asks one target for its hello.
+func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+	t, release, err := rt.New(ctx)
+	if err != nil {
+		return results.Target{}, err
+	}
+	defer release()
+	h, err := t.Hello(ctx)
+	if err != nil {
+		return results.Target{}, err
+	}
+	claims, controls := rt.Claims, rt.Controls
+	if claims == nil {
+		claims = Profiles
+	}
+	if controls == nil {
+		controls = []string{"configure", "restart", "startup"}
+	}
+	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: claims, Controls: controls}, nil
+}
+
+// NewExecutor makes a target and an executor over it for one check.
+func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
+	t, release, err := rt.New(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	return NewExecutor(t), release, nil
+}
+
+var _ runner.Target = RunTarget{}
