@@ -208,8 +208,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 // runAll runs every suite against its bundled reference, one after the
 // other; --out and --declare get a subdirectory per suite.
 func runAll(ctx context.Context, stdout io.Writer, f runFlags) error {
-	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 || f.mutant != "" {
-		return &runner.UsageError{Msg: "--suite all runs every suite against its bundled reference; to check another target, or with --expect, --vectors, --rerun-failed, --profile, --rule or --mutant, pick one suite"}
+	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 ||
+		f.mutant != "" || f.url != "" || f.command != "" || f.startCmd != "" || f.targetConfig != "" {
+		return &runner.UsageError{Msg: "--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --rerun-failed, --profile, --rule or --mutant, pick one suite with --suite"}
 	}
 	var failed []string
 	for _, name := range slices.Sorted(maps.Keys(suites())) {

@@ -16,6 +16,8 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/gateway"
 	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/attack/selftest"
+	refak "github.com/sifu-dev/sifu/reference/agentkit"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
@@ -32,7 +34,22 @@ func init() {
 			"http":    agentkitRemote,
 		},
 		commands: []func() *cobra.Command{newAgentKitCmd},
+		mutants:  agentkitMutants,
 	})
+}
+
+// agentkitMutants are the in-process reference gateway with each planted
+// fault.
+func agentkitMutants() []selftest.Mutant {
+	var out []selftest.Mutant
+	for _, fault := range refak.Faults {
+		t, err := agentkitManaged(runFlags{target: "inproc", mutant: string(fault)})
+		if err != nil {
+			continue
+		}
+		out = append(out, selftest.Mutant{Name: string(fault), Target: t})
+	}
+	return out
 }
 
 // agentkitOptions is the --target-config file of the agentkit suite.
@@ -136,6 +153,13 @@ func agentkitManaged(f runFlags) (runner.Target, error) {
 	}
 	client := gateway.NewClient(timeout)
 	var launcher agentkit.Launcher = inproc.AgentKit{}
+	if f.mutant != "" {
+		faults, err := refak.ParseFaults([]string{f.mutant})
+		if err != nil {
+			return nil, &runner.UsageError{Msg: "--mutant: " + err.Error()}
+		}
+		launcher = inproc.AgentKit{Faults: faults}
+	}
 	if strings.TrimSpace(f.startCmd) != "" {
 		launcher = gateway.Process{Command: f.startCmd, StartTimeout: opts.StartTimeout}
 	}
