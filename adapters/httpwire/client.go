@@ -30,6 +30,10 @@ type ClientOptions struct {
 	// (default 2). Only reads and actions with an idempotency key are
 	// repeated, and always with the same key.
 	Retries int
+	// Reset, when set, cuts connections as a faulty network would (see
+	// attack/faultproxy); only repeatable requests are cut, and the client
+	// repeats them. Give Retries room for the attempts Reset may cut.
+	Reset ResetFunc
 }
 
 // BindingSchema is the schema file every message is validated against.
@@ -65,6 +69,9 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 			SetHeader("Accept", "application/json").SetRetryCount(retries).
 			SetRetryWaitTime(20 * time.Millisecond).SetRetryMaxWaitTime(200 * time.Millisecond)
 		c.SetLogger(quietLogger{})
+		if opts.Reset != nil {
+			c.SetTransport(&resetTransport{base: http.DefaultTransport.(*http.Transport).Clone(), decide: opts.Reset})
+		}
 		// Repeat only what never reached an answer: a transport error.
 		c.AddRetryCondition(func(r *resty.Response, err error) bool { return err != nil })
 		return c
@@ -103,10 +110,12 @@ func (c *Client) Act(ctx context.Context, a kungfu.Action) (kungfu.Response, err
 		return kungfu.Response{}, err
 	}
 	rc := c.once
+	body := actBody{Action: a.Name, Key: a.Key, Params: a.Params}
 	if a.Key != "" {
 		rc = c.retried // a repeat carries the same key, so it cannot double an effect
+		ctx = repeatable(ctx, "/kungfu/v1/act", body)
 	}
-	return c.exchange(ctx, rc, "/kungfu/v1/act", cred, actBody{Action: a.Name, Key: a.Key, Params: a.Params})
+	return c.exchange(ctx, rc, "/kungfu/v1/act", cred, body)
 }
 
 // Read answers a view for an agent.
@@ -115,7 +124,8 @@ func (c *Client) Read(ctx context.Context, r kungfu.Read) (kungfu.Response, erro
 	if err != nil {
 		return kungfu.Response{}, err
 	}
-	return c.exchange(ctx, c.retried, "/kungfu/v1/read", cred, readBody{View: r.View, Params: r.Params})
+	body := readBody{View: r.View, Params: r.Params}
+	return c.exchange(repeatable(ctx, "/kungfu/v1/read", body), c.retried, "/kungfu/v1/read", cred, body)
 }
 
 // Control runs a control-plane operation. A provisioned agent's credential
