@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/attack/faultproxy"
 	"github.com/sifu-dev/sifu/declaration"
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/expect"
@@ -44,6 +45,10 @@ type runFlags struct {
 	requestTimeout time.Duration
 	startCmd       string // command that starts the implementation per check
 	targetConfig   string // file describing how to drive the implementation
+
+	faults    string             // --faults: fault names to inject (attack/faultproxy)
+	faultSeed uint64             // --fault-seed; 0 picks one and prints it
+	faultCfg  *faultproxy.Config // parsed from the two above by prepareFaults
 }
 
 func newRunCmd() *cobra.Command {
@@ -83,6 +88,8 @@ selected.`,
 	fl.DurationVar(&f.requestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http)")
 	fl.StringVar(&f.startCmd, "start-cmd", "", "command sifu starts (and restarts) per check, for suites that drive a server they launch")
 	fl.StringVar(&f.targetConfig, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
+	fl.StringVar(&f.faults, "faults", "", "inject transport faults and run only the @faults checks: drop-response,duplicate,delay,reset,reorder or all")
+	fl.Uint64Var(&f.faultSeed, "fault-seed", 0, "seed of the injected faults (default: one is picked and printed)")
 	return cmd
 }
 
@@ -95,8 +102,14 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if !ok {
 		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s; available: %v", f.target, f.suite, slices.Sorted(maps.Keys(entry.targets)))}
 	}
+	if err := prepareFaults(&f, stdout); err != nil {
+		return err
+	}
 	target, err := newTarget(f)
 	if err != nil {
+		return err
+	}
+	if err := checkFaulted(f, target); err != nil {
 		return err
 	}
 	if f.timeout <= 0 {

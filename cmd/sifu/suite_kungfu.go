@@ -12,11 +12,14 @@ func init() {
 	register("kungfu", suiteEntry{
 		suite: kungfu.Suite,
 		targets: map[string]func(runFlags) (runner.Target, error){
-			"inproc": func(runFlags) (runner.Target, error) {
-				return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+			"inproc": func(f runFlags) (runner.Target, error) {
+				return faulted(f, kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
 					t, err := inproc.NewKungfu()
-					return t, func() {}, err
-				}}, nil
+					if err != nil {
+						return nil, nil, err
+					}
+					return withFaults(f, t), func() {}, nil
+				}}), nil
 			},
 			"http":  httpTarget,
 			"stdio": stdioTarget,
