@@ -21,7 +21,10 @@ type Config struct {
 	Window time.Duration
 	// Clock measures delays and windows; nil means real time.
 	Clock Clock
-	// Retries is how often a faulted request is repeated; zero means 3.
+	// Retries is how often a faulted request is repeated; zero means 16.
+	// A fault strikes only the first two attempts at a request, but a cut
+	// stream (stdio) also loses the answers of every request in flight, so
+	// one request may lose several attempts to its neighbours' faults.
 	Retries int
 	// AdapterResets says that the adapter cuts its own connection (through
 	// Decider.ResetError), so Wrap leaves the Target-level reset out.
@@ -59,7 +62,7 @@ func Wrap(t kungfu.Target, c Config) kungfu.Target {
 		window = 2 * time.Millisecond
 	}
 	if retries <= 0 {
-		retries = 3
+		retries = 16
 	}
 	if c.Has(Delay) {
 		t = Delays(t, d, maxDelay, clock)
