@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -44,6 +45,7 @@ type Client struct {
 	once    *resty.Client // never repeats a request
 	retried *resty.Client // repeats requests that are safe to repeat
 	token   string
+	timeout time.Duration
 	schemas *schema.Set
 
 	mu    sync.Mutex
@@ -76,7 +78,7 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 		c.AddRetryCondition(func(r *resty.Response, err error) bool { return err != nil })
 		return c
 	}
-	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken,
+	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken, timeout: opts.Timeout,
 		schemas: schema.NewSet(sifu.Assets, "vectors/schema"), creds: map[string]string{}}
 }
 
@@ -175,6 +177,11 @@ func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if timedOut(err) {
+			// A hang is a timeout, not a broken harness: keep the deadline
+			// in the chain (the message is redacted, the cause is not).
+			return nil, fmt.Errorf("%s %s: no complete answer within the request timeout of %s: %w", method, path, c.timeout, context.DeadlineExceeded)
+		}
 		return nil, &engine.AdapterError{Step: method + " " + path, Err: redact(err, cred, c.token)}
 	}
 	raw := res.Body()
@@ -182,6 +189,12 @@ func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred 
 		return nil, &engine.AdapterError{Step: method + " " + path, Err: err}
 	}
 	return raw, nil
+}
+
+// timedOut reports whether a request failed because its time ran out.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // redact removes secrets from an error message.
