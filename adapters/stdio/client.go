@@ -32,7 +32,7 @@ type Process struct {
 	nextID  int64
 	restart bool // the implementation listed restart among its controls
 
-	cutMu sync.Mutex // held while the stream is cut and the process replaced
+	cutMu sync.RWMutex // held while the stream is cut and the process replaced
 	cut   CutFunc
 }
 
@@ -211,7 +211,11 @@ func (p *Process) current() *running {
 // call sends one request and waits for its answer, the context, or the
 // process's end.
 func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
+	// A request that starts while the stream is being cut waits for the new
+	// process, rather than failing at once on the dead one.
+	p.cutMu.RLock()
 	r := p.current()
+	p.cutMu.RUnlock()
 	p.mu.Lock()
 	p.nextID++
 	req.ID = p.nextID
