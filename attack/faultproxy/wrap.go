@@ -21,7 +21,7 @@ type Config struct {
 	Window time.Duration
 	// Clock measures delays and windows; nil means real time.
 	Clock Clock
-	// Retries is how often a faulted request is repeated; zero means 16.
+	// Retries is how often a faulted request is repeated; zero means 64.
 	// A fault strikes only the first two attempts at a request, but a cut
 	// stream (stdio) also loses the answers of every request in flight, so
 	// one request may lose several attempts to its neighbours' faults.
@@ -62,7 +62,7 @@ func Wrap(t kungfu.Target, c Config) kungfu.Target {
 		window = 2 * time.Millisecond
 	}
 	if retries <= 0 {
-		retries = 16
+		retries = 64
 	}
 	if c.Has(Delay) {
 		t = Delays(t, d, maxDelay, clock)
