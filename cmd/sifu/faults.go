@@ -19,6 +19,9 @@ const faultsTag = "@faults"
 // seed, and narrows the selection to the checks tagged @faults.
 func prepareFaults(f *runFlags, stdout io.Writer) error {
 	if strings.TrimSpace(f.faults) == "" {
+		if f.faultSeed != 0 {
+			return &runner.UsageError{Msg: "--fault-seed needs --faults, e.g. --faults all --fault-seed 7"}
+		}
 		return nil
 	}
 	faults, err := faultproxy.Parse(f.faults)
