@@ -21,6 +21,10 @@ import (
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
+// refusalExit is kcp-agent's exit code for a manifest it could not read or
+// parse: the one non-zero exit that is an answer.
+const refusalExit = 1
+
 // Planner is a kcp.Target that runs `<command> plan … --json` once per
 // request. Options the kcp-agent command line cannot express make the check
 // untestable; there is no command for the confidence gate.
@@ -145,8 +149,13 @@ func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any,
 		return nil, fmt.Errorf("the planner did not answer: %w (stderr: %s)", ctx.Err(), tail(stderr.String()))
 	}
 	var exit *osexec.ExitError
-	if errors.As(runErr, &exit) && exit.ExitCode() > 0 {
+	if errors.As(runErr, &exit) && exit.ExitCode() == refusalExit {
 		return nil, &kcp.Refusal{Message: fmt.Sprintf("exit %d: %s", exit.ExitCode(), tail(stderr.String()))}
+	}
+	if errors.As(runErr, &exit) && exit.ExitCode() > 0 {
+		// kcp-agent's 2 means it did not accept the command line sifu built;
+		// anything else (a Go panic exits 2 too) is a crash, not an answer.
+		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the planner exited %d, which is no answer (1 is a refusal): %s", exit.ExitCode(), tail(stderr.String()))}
 	}
 	if runErr != nil {
 		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("%v; stderr: %s", runErr, tail(stderr.String()))}

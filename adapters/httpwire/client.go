@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -30,6 +31,10 @@ type ClientOptions struct {
 	// (default 2). Only reads and actions with an idempotency key are
 	// repeated, and always with the same key.
 	Retries int
+	// Reset, when set, cuts connections as a faulty network would (see
+	// attack/faultproxy); only repeatable requests are cut, and the client
+	// repeats them. Give Retries room for the attempts Reset may cut.
+	Reset ResetFunc
 }
 
 // BindingSchema is the schema file every message is validated against.
@@ -40,6 +45,7 @@ type Client struct {
 	once    *resty.Client // never repeats a request
 	retried *resty.Client // repeats requests that are safe to repeat
 	token   string
+	timeout time.Duration
 	schemas *schema.Set
 
 	mu    sync.Mutex
@@ -65,11 +71,14 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 			SetHeader("Accept", "application/json").SetRetryCount(retries).
 			SetRetryWaitTime(20 * time.Millisecond).SetRetryMaxWaitTime(200 * time.Millisecond)
 		c.SetLogger(quietLogger{})
+		if opts.Reset != nil {
+			c.SetTransport(&resetTransport{base: http.DefaultTransport.(*http.Transport).Clone(), decide: opts.Reset})
+		}
 		// Repeat only what never reached an answer: a transport error.
 		c.AddRetryCondition(func(r *resty.Response, err error) bool { return err != nil })
 		return c
 	}
-	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken,
+	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken, timeout: opts.Timeout,
 		schemas: schema.NewSet(sifu.Assets, "vectors/schema"), creds: map[string]string{}}
 }
 
@@ -103,10 +112,12 @@ func (c *Client) Act(ctx context.Context, a kungfu.Action) (kungfu.Response, err
 		return kungfu.Response{}, err
 	}
 	rc := c.once
+	body := actBody{Action: a.Name, Key: a.Key, Params: a.Params}
 	if a.Key != "" {
 		rc = c.retried // a repeat carries the same key, so it cannot double an effect
+		ctx = repeatable(ctx, "/kungfu/v1/act", body)
 	}
-	return c.exchange(ctx, rc, "/kungfu/v1/act", cred, actBody{Action: a.Name, Key: a.Key, Params: a.Params})
+	return c.exchange(ctx, rc, "/kungfu/v1/act", cred, body)
 }
 
 // Read answers a view for an agent.
@@ -115,7 +126,8 @@ func (c *Client) Read(ctx context.Context, r kungfu.Read) (kungfu.Response, erro
 	if err != nil {
 		return kungfu.Response{}, err
 	}
-	return c.exchange(ctx, c.retried, "/kungfu/v1/read", cred, readBody{View: r.View, Params: r.Params})
+	body := readBody{View: r.View, Params: r.Params}
+	return c.exchange(repeatable(ctx, "/kungfu/v1/read", body), c.retried, "/kungfu/v1/read", cred, body)
 }
 
 // Control runs a control-plane operation. A provisioned agent's credential
@@ -165,6 +177,11 @@ func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred 
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if timedOut(err) {
+			// A hang is a timeout, not a broken harness: keep the deadline
+			// in the chain (the message is redacted, the cause is not).
+			return nil, fmt.Errorf("%s %s: no complete answer within the request timeout of %s: %w", method, path, c.timeout, context.DeadlineExceeded)
+		}
 		return nil, &engine.AdapterError{Step: method + " " + path, Err: redact(err, cred, c.token)}
 	}
 	raw := res.Body()
@@ -172,6 +189,12 @@ func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred 
 		return nil, &engine.AdapterError{Step: method + " " + path, Err: err}
 	}
 	return raw, nil
+}
+
+// timedOut reports whether a request failed because its time ran out.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 // redact removes secrets from an error message.

@@ -31,6 +31,60 @@ type Process struct {
 	proc    *running
 	nextID  int64
 	restart bool // the implementation listed restart among its controls
+
+	cutMu sync.RWMutex // held while the stream is cut and the process replaced
+	cut   CutFunc
+}
+
+// CutFunc decides whether the stream carrying one act or read is cut in the
+// middle of the request line, as a broken pipe would cut it; a non-nil error
+// is the fault to report. identity names the request without its id.
+type CutFunc func(ctx context.Context, identity string) error
+
+// SetCut installs a CutFunc (see attack/faultproxy). A cut writes half the
+// request line, kills the implementation and starts it again in the same
+// directory, so every answer in flight is lost with the stream. Only an
+// implementation that keeps its state across a restart (it lists the restart
+// control) is killed; for others a cut would lose more than a connection, so
+// the request is lost before it is written instead.
+func (p *Process) SetCut(f CutFunc) {
+	p.mu.Lock()
+	p.cut = f
+	p.mu.Unlock()
+}
+
+// maybeCut asks the CutFunc about a request and carries out the cut.
+func (p *Process) maybeCut(ctx context.Context, req Request) error {
+	p.mu.Lock()
+	f, durable := p.cut, p.restart
+	p.mu.Unlock()
+	if f == nil {
+		return nil
+	}
+	raw, _ := json.Marshal(Request{Op: req.Op, Action: req.Action, Key: req.Key, View: req.View, Params: req.Params})
+	why := f(ctx, string(raw))
+	if why == nil {
+		return nil
+	}
+	if !durable {
+		// The stream breaks before the line is sent: the request is lost,
+		// and the implementation keeps running with its state.
+		return &engine.AdapterError{Step: req.Op, Err: why}
+	}
+	p.cutMu.Lock()
+	defer p.cutMu.Unlock()
+	r := p.current()
+	line, _ := json.Marshal(req)
+	r.writeMu.Lock()
+	_, _ = r.stdin.Write(line[:len(line)/2])
+	r.writeMu.Unlock()
+	r.fail(why) // every request in flight loses its answer with the stream
+	r.kill()
+	<-r.done
+	if err := p.spawn(); err != nil {
+		return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("start again after the cut: %w", err)}
+	}
+	return &engine.AdapterError{Step: req.Op, Err: why}
 }
 
 // running is one live subprocess and its pending requests.
@@ -157,7 +211,11 @@ func (p *Process) current() *running {
 // call sends one request and waits for its answer, the context, or the
 // process's end.
 func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
+	// A request that starts while the stream is being cut waits for the new
+	// process, rather than failing at once on the dead one.
+	p.cutMu.RLock()
 	r := p.current()
+	p.cutMu.RUnlock()
 	p.mu.Lock()
 	p.nextID++
 	req.ID = p.nextID
@@ -175,7 +233,13 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 	_, err := r.stdin.Write(append(raw, '\n'))
 	r.writeMu.Unlock()
 	if err != nil {
-		return Answer{}, r.failure(req, fmt.Errorf("write to the implementation: %w", err))
+		r.mu.Lock()
+		why := r.dead // a stream that was cut reports the cut
+		r.mu.Unlock()
+		if why == nil {
+			why = fmt.Errorf("write to the implementation: %w", err)
+		}
+		return Answer{}, r.failure(req, why)
 	}
 	select {
 	case a, ok := <-ch:
@@ -195,7 +259,7 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 }
 
 func (r *running) failure(req Request, why error) error {
-	return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("%v; stderr tail: %q", why, r.stderr.String())}
+	return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("%w; stderr tail: %q", why, r.stderr.String())}
 }
 
 func (p *Process) checked(a Answer, op string) (kungfu.Response, error) {
@@ -238,7 +302,13 @@ func (p *Process) Hello(ctx context.Context) (kungfu.Hello, error) {
 
 // Act performs an action.
 func (p *Process) Act(ctx context.Context, act kungfu.Action) (kungfu.Response, error) {
-	a, err := p.call(ctx, Request{Op: "act", Agent: act.Agent, Action: act.Name, Key: act.Key, Params: act.Params})
+	req := Request{Op: "act", Agent: act.Agent, Action: act.Name, Key: act.Key, Params: act.Params}
+	if act.Key != "" {
+		if err := p.maybeCut(ctx, req); err != nil {
+			return kungfu.Response{}, err
+		}
+	}
+	a, err := p.call(ctx, req)
 	if err != nil {
 		return kungfu.Response{}, err
 	}
@@ -247,7 +317,11 @@ func (p *Process) Act(ctx context.Context, act kungfu.Action) (kungfu.Response, 
 
 // Read answers a view.
 func (p *Process) Read(ctx context.Context, rd kungfu.Read) (kungfu.Response, error) {
-	a, err := p.call(ctx, Request{Op: "read", Agent: rd.Agent, View: rd.View, Params: rd.Params})
+	req := Request{Op: "read", Agent: rd.Agent, View: rd.View, Params: rd.Params}
+	if err := p.maybeCut(ctx, req); err != nil {
+		return kungfu.Response{}, err
+	}
+	a, err := p.call(ctx, req)
 	if err != nil {
 		return kungfu.Response{}, err
 	}
@@ -271,6 +345,8 @@ func (p *Process) Control(ctx context.Context, c kungfu.Control) (kungfu.Respons
 
 // Restart kills the implementation without warning and starts it again.
 func (p *Process) Restart() error {
+	p.cutMu.Lock()
+	defer p.cutMu.Unlock()
 	r := p.current()
 	r.kill()
 	<-r.done

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/attack/faultproxy"
 	"github.com/sifu-dev/sifu/declaration"
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/expect"
@@ -47,6 +48,10 @@ type runFlags struct {
 	startCmd       string // command that starts the implementation per check
 	targetConfig   string // file describing how to drive the implementation
 	mutant         string // planted fault of the in-process reference
+
+	faults    string             // --faults: fault names to inject (attack/faultproxy)
+	faultSeed uint64             // --fault-seed; 0 picks one and prints it
+	faultCfg  *faultproxy.Config // parsed from the two above by prepareFaults
 }
 
 func newRunCmd() *cobra.Command {
@@ -80,6 +85,8 @@ selected.`,
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	addTargetFlags(fl, &f)
+	fl.StringVar(&f.faults, "faults", "", "inject transport faults and run only the @faults checks: drop-response,duplicate,delay,reset,reorder or all")
+	fl.Uint64Var(&f.faultSeed, "fault-seed", 0, "seed of the injected faults (default: one is picked and printed)")
 	return cmd
 }
 
@@ -108,8 +115,14 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if !ok {
 		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s; available: %v", f.target, f.suite, slices.Sorted(maps.Keys(entry.targets)))}
 	}
+	if err := prepareFaults(&f, stdout); err != nil {
+		return err
+	}
 	target, err := newTarget(f)
 	if err != nil {
+		return err
+	}
+	if err := checkFaulted(f, target); err != nil {
 		return err
 	}
 	if f.timeout <= 0 {
@@ -209,8 +222,8 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 // other; --out and --declare get a subdirectory per suite.
 func runAll(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 ||
-		f.mutant != "" || f.url != "" || f.command != "" || f.startCmd != "" || f.targetConfig != "" {
-		return &runner.UsageError{Msg: "--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --rerun-failed, --profile, --rule or --mutant, pick one suite with --suite"}
+		f.mutant != "" || f.url != "" || f.command != "" || f.startCmd != "" || f.targetConfig != "" || f.faults != "" {
+		return &runner.UsageError{Msg: "--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --rerun-failed, --profile, --rule, --mutant or --faults, pick one suite with --suite"}
 	}
 	var failed []string
 	for _, name := range slices.Sorted(maps.Keys(suites())) {

@@ -26,10 +26,13 @@ func init() {
 					}
 					opts = append(opts, ref.WithFaults(ref.Fault(f.mutant)))
 				}
-				return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+				return faulted(f, kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
 					t, err := inproc.NewKungfu(opts...)
-					return t, func() {}, err
-				}}, nil
+					if err != nil {
+						return nil, nil, err
+					}
+					return withFaults(f, t), func() {}, nil
+				}}), nil
 			},
 			"http":  httpTarget,
 			"stdio": stdioTarget,

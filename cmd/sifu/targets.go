@@ -9,6 +9,7 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/adapters/stdio"
+	"github.com/sifu-dev/sifu/attack/faultproxy"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -34,11 +35,20 @@ func httpTarget(f runFlags) (runner.Target, error) {
 	if f.requestTimeout <= 0 {
 		return nil, &runner.UsageError{Msg: "--request-timeout must be positive"}
 	}
-	client := httpwire.NewClient(f.url, httpwire.ClientOptions{ControlToken: token, Timeout: f.requestTimeout})
+	opts := httpwire.ClientOptions{ControlToken: token, Timeout: f.requestTimeout}
+	if cfg := f.faultCfg; cfg != nil && cfg.Has(faultproxy.Reset) {
+		// The client's own connections are cut; it repeats what was cut.
+		opts.Reset, opts.Retries = cfg.Decider().Cut, 3
+		c := *cfg
+		c.AdapterResets = true
+		f.faultCfg = &c
+	}
+	client := httpwire.NewClient(f.url, opts)
+	target := withFaults(f, client)
 	// One client serves every check: each check provisions its own agents.
-	return kungfu.RunTarget{IsShared: true, New: func(context.Context) (kungfu.Target, func(), error) {
-		return client, func() {}, nil
-	}}, nil
+	return faulted(f, kungfu.RunTarget{IsShared: true, New: func(context.Context) (kungfu.Target, func(), error) {
+		return target, func() {}, nil
+	}}), nil
 }
 
 // stdioTarget starts the --cmd implementation once per check, each in a
@@ -48,7 +58,13 @@ func stdioTarget(f runFlags) (runner.Target, error) {
 	if strings.TrimSpace(f.command) == "" {
 		return nil, &runner.UsageError{Msg: `--target stdio needs --cmd, e.g. --cmd "sifu serve kungfu --stdio --db kungfu.db"`}
 	}
-	return kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+	if cfg := f.faultCfg; cfg != nil && cfg.Has(faultproxy.Reset) {
+		// The pipe to the implementation is cut (see stdio.Process.SetCut).
+		c := *cfg
+		c.AdapterResets = true
+		f.faultCfg = &c
+	}
+	return faulted(f, kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
 		dir, err := os.MkdirTemp("", "sifu-stdio-")
 		if err != nil {
 			return nil, nil, err
@@ -58,6 +74,9 @@ func stdioTarget(f runFlags) (runner.Target, error) {
 			os.RemoveAll(dir)
 			return nil, nil, err
 		}
-		return p, func() { p.Close(); os.RemoveAll(dir) }, nil
-	}}, nil
+		if cfg := f.faultCfg; cfg != nil && cfg.AdapterResets {
+			p.SetCut(cfg.Decider().StreamCut)
+		}
+		return withFaults(f, p), func() { p.Close(); os.RemoveAll(dir) }, nil
+	}}), nil
 }

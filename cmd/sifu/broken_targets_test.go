@@ -1,0 +1,159 @@
+package main
+
+import (
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/sifu-dev/sifu/declaration"
+	"github.com/sifu-dev/sifu/engine"
+)
+
+// brokenRun runs `sifu run` with args against a broken target and checks
+// that it returned within a generous outer bound, exited 1 (not conforming),
+// and that every check that ran ended timeout or harness_error — never
+// pass, never fail — with timeouts where wantTimeout says so.
+func brokenRun(t *testing.T, wantTimeout bool, args ...string) {
+	t.Helper()
+	out := t.TempDir()
+	args = append([]string{"run", "-q", "--out", out}, args...)
+	if !slices.Contains(args, "--suite") {
+		args = append(args, "--suite", "kungfu")
+	}
+	type result struct {
+		text string
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		text, err := sifuCLI(t, args...)
+		done <- result{text, err}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("sifu %v did not return: a timeout was not applied", args)
+	}
+	var failed *failedError
+	if !errors.As(res.err, &failed) {
+		t.Fatalf("sifu %v: %v, want exit 1\n%s", args, res.err, res.text)
+	}
+	run, _, err := declaration.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := 0
+	for _, tc := range run.Tests {
+		switch tc.Status {
+		case engine.NotApplicable:
+			continue
+		case engine.Timeout:
+		case engine.HarnessError:
+			if wantTimeout {
+				t.Errorf("%s: harness_error, want timeout: %s", tc.ID, tc.Message)
+			}
+		default:
+			t.Errorf("%s ended %s against a broken target: %s", tc.ID, tc.Status, tc.Message)
+		}
+		ran++
+	}
+	if ran == 0 {
+		t.Fatalf("no check ran:\n%s", res.text)
+	}
+}
+
+const fullHello = `{"implementation":"broken","version":"1","spec":"Kungfu Protocol 1.0-rc1","profiles":["memory"],"controls":["provision","deactivate","clock","restart"]}`
+
+// TestBrokenHTTPTargets: whole runs against HTTP servers that crash, hang,
+// answer garbage, trickle their answer or answer another schema after a
+// good hello.
+func TestBrokenHTTPTargets(t *testing.T) {
+	modes := map[string]struct {
+		handle      func(w http.ResponseWriter, r *http.Request, stop <-chan struct{})
+		wantTimeout bool
+	}{
+		"crash": {func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
+			if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+				conn.Close()
+			}
+		}, false},
+		"hang": {func(w http.ResponseWriter, r *http.Request, stop <-chan struct{}) { <-stop }, true},
+		"garbage": {func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
+			_, _ = w.Write([]byte("<html>upstream unavailable</html>"))
+		}, false},
+		"slow": {func(w http.ResponseWriter, r *http.Request, stop <-chan struct{}) {
+			w.WriteHeader(http.StatusOK)
+			_, _ = w.Write([]byte(`{"ok":`))
+			w.(http.Flusher).Flush()
+			<-stop
+		}, true},
+		"other schema": {func(w http.ResponseWriter, r *http.Request, _ <-chan struct{}) {
+			_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{"agent":"a-1"}}`))
+		}, false},
+	}
+	for name, m := range modes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			stop := make(chan struct{})
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/kungfu/v1/hello" {
+					_, _ = w.Write([]byte(fullHello))
+					return
+				}
+				m.handle(w, r, stop)
+			}))
+			defer srv.Close()
+			defer close(stop)
+			brokenRun(t, m.wantTimeout, "--target", "http", "--url", srv.URL, "--rule", "KF-L3-02",
+				"--timeout", "2s", "--request-timeout", "200ms")
+		})
+	}
+}
+
+// TestBrokenStdioTargets: whole runs against processes that crash, hang,
+// answer garbage, answer slowly or answer another schema after a good hello.
+func TestBrokenStdioTargets(t *testing.T) {
+	modes := map[string]struct {
+		snippet     string
+		wantTimeout bool
+	}{
+		"crash":        {`echo "fatal: out of memory" >&2; kill -SEGV $$`, false},
+		"hang":         {`sleep 30`, true},
+		"garbage":      {`echo 'Traceback (most recent call last):'; sleep 30`, false},
+		"slow":         {`sleep 5; echo '{"id":2,"ok":true,"result":{"agent":"a-1"}}'; sleep 30`, true},
+		"other schema": {`echo '{"jsonrpc":"2.0","id":2,"result":{"agent":"a-1"}}'; sleep 30`, false},
+	}
+	for name, m := range modes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			script := `read line; echo '{"id":1,"ok":true,"result":` + fullHello + `}'; read line; ` + m.snippet
+			brokenRun(t, m.wantTimeout, "--target", "stdio", "--cmd", script, "--rule", "KF-L3-02", "--timeout", "300ms")
+		})
+	}
+}
+
+// TestBrokenKCPPlanners: whole KCP runs against planner commands that
+// crash, hang, answer garbage, answer slowly or answer another schema.
+func TestBrokenKCPPlanners(t *testing.T) {
+	modes := map[string]struct {
+		command     string
+		wantTimeout bool
+	}{
+		"crash":        {`echo "panic: nil map" >&2; exit 2; true`, false},
+		"hang":         {`sleep 30; true`, true},
+		"garbage":      {`echo "Segmentation fault"; true`, false},
+		"slow":         {`sleep 5; echo '{"kind":"plan","schemaVersion":1}'; true`, true},
+		"other schema": {`echo '{"kind":"tree","schemaVersion":1,"units":[]}'; true`, false},
+	}
+	for name, m := range modes {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			brokenRun(t, m.wantTimeout, "--suite", "kcp", "--target", "exec", "--cmd", m.command, "--rule", "KCP-4", "--timeout", "300ms")
+		})
+	}
+}
