@@ -181,7 +181,6 @@ func truthy(x any) bool {
 	return true
 }
 
-
 func (v validation) events(proto Protocol, events []Event) {
 	t := v.t
 	participants := proto.Participants()

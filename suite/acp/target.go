@@ -232,6 +232,7 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 		var proto map[string]any
 		if json.Unmarshal(raw, &proto) == nil {
 			r["phase"], r["owner"], r["waitingFor"] = proto["currentPhase"], proto["proposalOwner"], proto["waitingFor"]
+			r["protocol"] = proto
 		}
 	}
 	if raw, err := os.ReadFile(filepath.Join(e.folder, "events.jsonl")); err == nil {

@@ -211,7 +211,9 @@ func compileCall(cl call, source string) (engine.Step, error) {
 // over the outcome document, in a fixed order.
 func compileExpect(m map[string]any) (*engine.Expect, error) {
 	e := &engine.Expect{}
-	add := func(ptr string, v any) { e.Match = append(e.Match, engine.Match{Pointer: ptr, Matcher: engine.Normalize(v)}) }
+	add := func(ptr string, v any) {
+		e.Match = append(e.Match, engine.Match{Pointer: ptr, Matcher: engine.Normalize(v)})
+	}
 	for _, k := range []string{"exit", "phase", "owner", "waitingFor", "seqs", "next_action", "errors", "warnings", "changed", "ok_count"} {
 		if v, ok := m[k]; ok {
 			ptr := "/result/" + k
