@@ -31,6 +31,7 @@ func (a ACP) run(ctx context.Context, c acp.Call, args ...string) (acp.Answer, e
 		Now:    func() time.Time { return now },
 		Compat: c.Compat,
 		Faults: a.Faults,
+		NoSync: true,
 		After: func(time.Duration) <-chan time.Time {
 			ch := make(chan time.Time, 1)
 			ch <- now

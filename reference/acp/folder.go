@@ -127,13 +127,16 @@ var crashPoint func(name string) bool
 // replaceFile writes data to a temporary file beside name, syncs it and
 // renames it over name, so readers see the old or the new file, never a
 // torn one.
-func replaceFile(folder, name string, data []byte) error {
+func (t *Tools) replaceFile(folder, name string, data []byte) error {
 	tmp, err := os.CreateTemp(folder, "."+name+".tmp-")
 	if err != nil {
 		return refuse("cannot write %s: %v", name, err)
 	}
 	_, werr := tmp.Write(data)
-	serr := tmp.Sync()
+	var serr error
+	if !t.NoSync {
+		serr = tmp.Sync()
+	}
 	cerr := tmp.Close()
 	if err := errors.Join(werr, serr, cerr); err != nil {
 		os.Remove(tmp.Name())
@@ -145,6 +148,9 @@ func replaceFile(folder, name string, data []byte) error {
 	if err := os.Rename(tmp.Name(), filepath.Join(folder, name)); err != nil {
 		os.Remove(tmp.Name())
 		return refuse("cannot replace %s: %v", name, err)
+	}
+	if t.NoSync {
+		return nil
 	}
 	if d, err := os.Open(folder); err == nil {
 		_ = d.Sync()

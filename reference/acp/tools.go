@@ -22,6 +22,10 @@ type Options struct {
 	After func(d time.Duration) <-chan time.Time
 	// Faults plants deliberate bugs (negative controls).
 	Faults []Fault
+	// NoSync skips fsync after writes: replacement by rename still keeps
+	// every file whole, but a power loss may lose the latest append. For
+	// throwaway folders (tests, in-process conformance runs).
+	NoSync bool
 }
 
 // Tools are the five ACP tools over collaboration folders.
@@ -126,16 +130,16 @@ func (t *Tools) Init(folder string, req InitRequest) (InitResult, error) {
 		{"conclusion.md", conclusionTemplate()},
 	}
 	for _, d := range docs {
-		if err := replaceFile(abs, d.name, []byte(d.text)); err != nil {
+		if err := t.replaceFile(abs, d.name, []byte(d.text)); err != nil {
 			return InitResult{}, err
 		}
 	}
 	first := encodeEvent(1, participants[0], "initialized", now, "Collaboration workspace initialized", "protocol.json", nil)
-	if err := replaceFile(abs, "events.jsonl", first); err != nil {
+	if err := t.replaceFile(abs, "events.jsonl", first); err != nil {
 		return InitResult{}, err
 	}
 	// protocol.json last: its presence marks a finished init.
-	if err := replaceFile(abs, "protocol.json", proto.Encode()); err != nil {
+	if err := t.replaceFile(abs, "protocol.json", proto.Encode()); err != nil {
 		return InitResult{}, err
 	}
 	return InitResult{Folder: abs}, nil
@@ -211,7 +215,7 @@ func (t *Tools) Append(folder string, req AppendRequest) (int, error) {
 	if t.faults[FaultRewritesHistory] {
 		raw = reencode(events)
 	}
-	if err := replaceFile(folder, "events.jsonl", append(raw, line...)); err != nil {
+	if err := t.replaceFile(folder, "events.jsonl", append(raw, line...)); err != nil {
 		return 0, err
 	}
 	proto["currentPhase"] = nullable(state.Phase)
@@ -222,7 +226,7 @@ func (t *Tools) Append(folder string, req AppendRequest) (int, error) {
 	}
 	proto["waitingFor"] = waiting
 	proto["updatedAt"] = at
-	if err := replaceFile(folder, "protocol.json", proto.Encode()); err != nil {
+	if err := t.replaceFile(folder, "protocol.json", proto.Encode()); err != nil {
 		return 0, err
 	}
 	return seq, nil

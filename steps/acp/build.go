@@ -215,3 +215,17 @@ func anyList(ss []string) []any {
 	}
 	return out
 }
+
+// AtOnce marks the steps of a parallel step as made at the same moment.
+func AtOnce(ss []engine.Step) []engine.Step {
+	out := make([]engine.Step, len(ss))
+	for i, s := range ss {
+		p := map[string]any{"simultaneous": true}
+		for k, v := range s.Params {
+			p[k] = v
+		}
+		s.Params = p
+		out[i] = s
+	}
+	return out
+}

@@ -184,7 +184,7 @@ func appendEvent(ctx context.Context, from, event, replyTo, doc, compat string) 
 func appendAtOnce(ctx context.Context, a, b, event, replyTo, doc string) error {
 	n, _ := strconv.Atoi(replyTo)
 	b1 := gherkin.From(ctx)
-	b1.Add(engine.Step{Op: engine.OpParallel, Steps: []engine.Step{Append(a, event, n, doc), Append(b, event, n, doc)}})
+	b1.Add(engine.Step{Op: engine.OpParallel, Steps: AtOnce([]engine.Step{Append(a, event, n, doc), Append(b, event, n, doc)})})
 	last := b1.Last()
 	for i := range last.Steps {
 		last.Steps[i].Source = last.Source

@@ -122,9 +122,16 @@ func NewExecutor(t Target) (*Executor, func(), error) {
 // Folder is the collaboration folder of the check.
 func (e *Executor) Folder() string { return e.folder }
 
-func (e *Executor) tick() time.Time {
+// tick moves the clock on for a call. Calls made at once (a parallel
+// step's) all get the next minute without moving the clock, so whichever
+// takes the folder's lock first, no event is stamped earlier than the one
+// before it.
+func (e *Executor) tick(simultaneous bool) time.Time {
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	if simultaneous {
+		return e.clock.Add(time.Minute)
+	}
 	e.clock = e.clock.Add(time.Minute)
 	return e.clock
 }
@@ -133,7 +140,7 @@ func (e *Executor) tick() time.Time {
 // document (the write and fixture controls).
 func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
 	p := step.Params
-	call := Call{Folder: e.folder, Now: e.tick(), Compat: p["compat"] == true}
+	call := Call{Folder: e.folder, Now: e.tick(p["simultaneous"] == true), Compat: p["compat"] == true}
 	switch step.Op {
 	case engine.OpControl:
 		return e.control(step)

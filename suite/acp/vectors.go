@@ -191,6 +191,7 @@ func compileCall(cl call, source string) (engine.Step, error) {
 			}
 			s.Steps = append(s.Steps, ss)
 		}
+		s.Steps = steps.AtOnce(s.Steps)
 	}
 	if cl.Compat {
 		s = steps.Compat(s)
