@@ -1,0 +1,95 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/exec"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/acp"
+)
+
+// TestACPSuiteThroughExec runs the whole ACP suite through the exec adapter
+// with the shipped target config, against a built sifu binary: every tool
+// call is a process, parallel steps are parallel processes. About half a
+// minute on two CPUs (every sifu start costs ~60 ms, docs/performance.md);
+// -short runs the recorded run and the concurrency checks only.
+func TestACPSuiteThroughExec(t *testing.T) {
+	bin := buildSifu(t)
+	cfg, err := exec.LoadACPConfig(filepath.Join("..", "..", "docs", "acp-sifu.target.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.WithSelf(bin)
+	plan, err := runner.Load(sifu.Assets, acp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := acp.RunTarget{Claims: cfg.Profiles, New: func(context.Context) (acp.Target, func(), error) {
+		return exec.ACPTarget{Config: cfg}, func() {}, nil
+	}}
+	rc := runner.Config{Target: target, TargetName: "exec", Concurrency: 8}
+	if testing.Short() {
+		rc.Tags = "@golden,@ACP-EVT-08"
+	}
+	run, err := plan.Run(context.Background(), rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range run.Tests {
+		if tc.Status != engine.Pass {
+			t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	t.Logf("%d checks through exec: %s", len(run.Tests), summaryLine(run.Summary))
+}
+
+// TestACPCommandExitCodes: the validator's exit codes and the tools' usage
+// errors, through the command line.
+func TestACPCommandExitCodes(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "vectors", "acp", "fixtures")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "fresh")}, 0, "ACP validation passed"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "deferred-no-reason")}, 1, "ACP validation passed with warnings"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "seq-gap")}, 2, "ERROR: events.jsonl: expected seq 2, found 3"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "seq-gap"), "--json"}, 2, `"line": 2`},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "reply-to-self"), "--compat"}, 0, "ACP validation passed"},
+		{[]string{"acp", "validate"}, 2, "the following arguments are required: --folder"},
+		{[]string{"acp", "append", "--folder", t.TempDir(), "--participant", "a", "--event", "x", "--summary", "s"}, 2, "missing protocol.json in"},
+		{[]string{"acp", "wait", "--folder", t.TempDir(), "--participant", "a", "--timeout", "soon"}, 2, "neither seconds nor a duration"},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		cmd := newRoot()
+		cmd.SetArgs(c.args)
+		cmd.SetOut(&stdout)
+		cmd.SetErr(&stderr)
+		code := exitCode(cmd.ExecuteContext(context.Background()))
+		if code != c.code || !strings.Contains(stdout.String()+stderr.String(), c.want) {
+			t.Errorf("sifu %s: exit %d, want %d with %q\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), code, c.code, c.want, stdout.String(), stderr.String())
+		}
+	}
+	t.Setenv(acpNowEnv, "yesterday")
+	if _, err := acpTools(); err == nil || !strings.Contains(err.Error(), acpNowEnv) {
+		t.Errorf("a bad %s must be refused, got %v", acpNowEnv, err)
+	}
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if e, ok := err.(*exitError); ok {
+		return e.code
+	}
+	return 2
+}
