@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -92,4 +94,57 @@ func exitCode(err error) int {
 		return e.code
 	}
 	return 2
+}
+
+// TestACPSuiteAgainstUpstream is the differential check the notes suggest:
+// when ACP_REFERENCE_DIR points at a local copy of the upstream v1 scripts
+// (never part of this repository), the suite runs against them through the
+// exec adapter, claiming what the upstream offers (tools, validator,
+// compat). Skipped otherwise.
+func TestACPSuiteAgainstUpstream(t *testing.T) {
+	dir := os.Getenv("ACP_REFERENCE_DIR")
+	if dir == "" {
+		t.Skip("set ACP_REFERENCE_DIR to a local copy of the upstream v1 scripts directory")
+	}
+	py := func(script string, args ...string) []string {
+		return append([]string{"python3", filepath.Join(dir, script)}, args...)
+	}
+	cfgJSON, _ := json.Marshal(map[string]any{
+		"implementation": "upstream ACP v1 scripts", "profiles": []string{"tools", "validator", "compat"},
+		"commands": map[string]any{
+			"init": map[string]any{"argv": py("init_collaboration.py", "--folder", "{folder}", "--objective", "{objective}"),
+				"each":     map[string]any{"participants": []string{"--participant", "{item}"}, "completion": []string{"--completion", "{item}"}},
+				"optional": map[string]any{"resume": []string{"--resume"}}},
+			"append": map[string]any{"argv": py("append_event.py", "--folder", "{folder}", "--participant", "{participant}", "--event", "{event}", "--summary", "{summary}"),
+				"optional": map[string]any{"doc": []string{"--doc", "{doc}"}, "reply_to": []string{"--reply-to", "{reply_to}"}}},
+			"next":     map[string]any{"argv": py("next_action.py", "--folder", "{folder}", "--participant", "{participant}")},
+			"wait":     map[string]any{"argv": py("wait_for_turn.py", "--folder", "{folder}", "--participant", "{participant}", "--timeout", "{timeout}", "--interval", "0.1")},
+			"validate": map[string]any{"argv": py("validate_collaboration.py", "--folder", "{folder}")},
+		},
+	})
+	file := filepath.Join(t.TempDir(), "upstream.target.json")
+	if err := os.WriteFile(file, cfgJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := exec.LoadACPConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := runner.Load(sifu.Assets, acp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := acp.RunTarget{Claims: cfg.Profiles, New: func(context.Context) (acp.Target, func(), error) {
+		return exec.ACPTarget{Config: cfg}, func() {}, nil
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "upstream", Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range run.Tests {
+		if tc.Status != engine.Pass && tc.Status != engine.NotApplicable {
+			t.Logf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	t.Logf("upstream: %s (differences are listed above; see docs/acp.md for the expected ones)", summaryLine(run.Summary))
 }

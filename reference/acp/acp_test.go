@@ -294,3 +294,35 @@ func TestPyRepr(t *testing.T) {
 		t.Errorf("list: %s", got)
 	}
 }
+
+// FuzzValidate: whatever protocol.json, events.jsonl and readiness.md
+// hold, validation ends with a verdict, never a panic, and never changes
+// the folder.
+func FuzzValidate(f *testing.F) {
+	f.Add([]byte(`{"currentPhase":"drafting","participants":[{"id":"a"}],"objective":"o","completionGates":["g"],"proposalOwner":"a","waitingFor":["a"]}`),
+		[]byte(`{"seq":1,"from":"a","event":"initialized","at":"2026-03-02T09:00:00Z","summary":"s"}`+"\n"), []byte("- [unresolved] TBD\n"))
+	f.Add([]byte(`{"participants":["a",1,{"id":2}],"waitingFor":"a","completionGates":[null]}`),
+		[]byte(`{"seq":true,"from":1,"event":["x"],"at":5,"reply_to":"1"}`+"\n"+`{"seq":1e400}`+"\n[]\n"), []byte("- [x]\n"))
+	f.Add([]byte(`[]`), []byte("\x00\xff\n{"), []byte(""))
+	f.Fuzz(func(t *testing.T, proto, events, readiness []byte) {
+		dir := t.TempDir()
+		for name, data := range map[string][]byte{"protocol.json": proto, "events.jsonl": events, "readiness.md": readiness,
+			"review.md": []byte("## t - a - seq 1\n"), "conclusion.md": []byte("- [proceed] x\n")} {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tools := newTools()
+		r := tools.Validate(dir)
+		if r.Exit() < 0 || r.Exit() > 2 {
+			t.Fatalf("exit %d", r.Exit())
+		}
+		_ = r.Text()
+		_ = r.JSON()
+		_, _ = tools.Next(dir, "a")
+		got, _ := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+		if !bytes.Equal(got, events) {
+			t.Fatal("validation changed events.jsonl")
+		}
+	})
+}
