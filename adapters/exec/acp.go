@@ -10,6 +10,7 @@ import (
 	"os"
 	osexec "os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -50,6 +51,8 @@ type ACPTemplate struct {
 	// resume).
 	Optional map[string][]string `json:"optional,omitempty"`
 }
+
+var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
 var acpTools = []string{"init", "append", "next", "wait", "validate"}
 
@@ -155,11 +158,15 @@ func (c *ACPConfig) Argv(tool string, call acp.Call, vals map[string]string, lis
 	for k, v := range vals {
 		all[k] = v
 	}
+	// One pass over the template, so a value that looks like a
+	// placeholder is never expanded again.
 	subst := func(s string) string {
-		for k, v := range all {
-			s = strings.ReplaceAll(s, "{"+k+"}", v)
-		}
-		return s
+		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+			if v, ok := all[m[1:len(m)-1]]; ok {
+				return v
+			}
+			return m
+		})
 	}
 	var argv []string
 	for _, a := range tpl.Argv {
@@ -168,7 +175,8 @@ func (c *ACPConfig) Argv(tool string, call acp.Call, vals map[string]string, lis
 	for _, key := range slices.Sorted(maps.Keys(tpl.Each)) {
 		for _, item := range lists[key] {
 			for _, a := range tpl.Each[key] {
-				argv = append(argv, strings.ReplaceAll(subst(a), "{item}", item))
+				all["item"] = item
+				argv = append(argv, subst(a))
 			}
 		}
 	}
