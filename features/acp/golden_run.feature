@@ -115,3 +115,20 @@ Feature: The recorded two-participant run
     Then it succeeds
     And stdout says "ready: phase is completed"
     And the next action is "stop; collaboration is complete."
+
+  @golden @ACP-COMPAT-Q3
+  Scenario: the recorded run's last step, a late block, as upstream takes it
+    Given an ACP collaboration in phase completed
+    When reader appends blocked replying to 9 in compat mode
+    Then it succeeds
+    And stdout says "appended seq 10: blocked"
+    When the folder is validated in compat mode
+    Then the validation passes
+
+  @golden @ACP-STRICT-BLOCKED-AFTER-COMPLETED
+  Scenario: the recorded run's last step, a late block, refused by sifu's strict reading
+    Given an ACP collaboration in phase completed
+    When reader appends blocked replying to 9
+    Then the rejection says "error: seq 10: blocked is not allowed from phase completed"
+    And the folder is unchanged
+    And the phase is completed waiting for nobody
