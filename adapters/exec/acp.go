@@ -1,0 +1,233 @@
+package exec
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/suite/acp"
+)
+
+// ACPConfig says how to call one ACP implementation's tools: a command
+// template per tool (see docs/acp.md). Placeholders in argv items are
+// replaced by the call's values: {folder}, {participant}, {event},
+// {summary}, {doc}, {reply_to}, {objective}, {timeout} (seconds), {item}
+// inside "each" groups, {sifu} (this sifu binary) and {config_dir}.
+type ACPConfig struct {
+	Implementation string            `json:"implementation"`
+	Version        string            `json:"version"`
+	Profiles       []string          `json:"profiles"`
+	Env            map[string]string `json:"env"`
+	// NowEnv names an environment variable the implementation reads the
+	// current time from (RFC 3339); empty when it cannot be told.
+	NowEnv string `json:"now_env"`
+	// CompatEnv is set for calls that ask for the upstream verdicts.
+	CompatEnv map[string]string      `json:"compat_env"`
+	Commands  map[string]ACPTemplate `json:"commands"`
+
+	dir, self string
+}
+
+// ACPTemplate is the command line of one tool.
+type ACPTemplate struct {
+	Argv []string `json:"argv"`
+	// Each repeats its items for every element of a list value
+	// (participants, completion), with {item} the element.
+	Each map[string][]string `json:"each,omitempty"`
+	// Optional adds its items only when the value is set (doc, reply_to,
+	// resume).
+	Optional map[string][]string `json:"optional,omitempty"`
+}
+
+var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+
+var acpTools = []string{"init", "append", "next", "wait", "validate"}
+
+// LoadACPConfig reads and checks a target config. Every problem names the
+// file and the field.
+func LoadACPConfig(file string) (*ACPConfig, error) {
+	raw, err := os.ReadFile(file)
+	if err != nil {
+		return nil, fmt.Errorf("--target-config: %v", err)
+	}
+	var c ACPConfig
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return nil, fmt.Errorf("%s: not an ACP target config: %v (see docs/acp.md)", file, err)
+	}
+	if len(c.Commands) == 0 {
+		return nil, fmt.Errorf("%s: /commands is empty; give at least one of %s", file, strings.Join(acpTools, ", "))
+	}
+	for name, t := range c.Commands {
+		if !slices.Contains(acpTools, name) {
+			return nil, fmt.Errorf("%s: /commands/%s is not a tool; the tools are %s", file, name, strings.Join(acpTools, ", "))
+		}
+		if len(t.Argv) == 0 {
+			return nil, fmt.Errorf("%s: /commands/%s/argv is empty", file, name)
+		}
+	}
+	for _, p := range c.Profiles {
+		if !slices.Contains(acp.Profiles, p) {
+			return nil, fmt.Errorf("%s: /profiles: %q is not an ACP profile (%s)", file, p, strings.Join(acp.Profiles, ", "))
+		}
+	}
+	abs, _ := filepath.Abs(file)
+	c.dir = filepath.Dir(abs)
+	c.self, _ = os.Executable()
+	if c.Implementation == "" {
+		c.Implementation = filepath.Base(file)
+	}
+	return &c, nil
+}
+
+// WithSelf sets what {sifu} stands for (tests run a built binary).
+func (c *ACPConfig) WithSelf(path string) *ACPConfig {
+	cc := *c
+	cc.self = path
+	return &cc
+}
+
+// ACPTarget runs an ACP implementation's tools as processes.
+type ACPTarget struct{ Config *ACPConfig }
+
+// Hello names the implementation.
+func (t ACPTarget) Hello(context.Context) (acp.Hello, error) {
+	v := t.Config.Version
+	if v == "" {
+		v = "command line"
+	}
+	return acp.Hello{Implementation: t.Config.Implementation, Version: v}, nil
+}
+
+// Init runs the init template.
+func (t ACPTarget) Init(ctx context.Context, r acp.InitRequest) (acp.Answer, error) {
+	vals := map[string]string{"objective": r.Objective}
+	lists := map[string][]string{"participants": r.Participants, "completion": r.Completion}
+	if r.Resume {
+		vals["resume"] = "true"
+	}
+	return t.run(ctx, "init", r.Call, vals, lists)
+}
+
+// Append runs the append template.
+func (t ACPTarget) Append(ctx context.Context, r acp.AppendRequest) (acp.Answer, error) {
+	vals := map[string]string{"participant": r.Participant, "event": r.Event, "summary": r.Summary, "doc": r.Doc}
+	if r.ReplyTo != nil {
+		vals["reply_to"] = strconv.Itoa(*r.ReplyTo)
+	}
+	return t.run(ctx, "append", r.Call, vals, nil)
+}
+
+// Next runs the next template.
+func (t ACPTarget) Next(ctx context.Context, r acp.NextRequest) (acp.Answer, error) {
+	return t.run(ctx, "next", r.Call, map[string]string{"participant": r.Participant}, nil)
+}
+
+// Wait runs the wait template.
+func (t ACPTarget) Wait(ctx context.Context, r acp.WaitRequest) (acp.Answer, error) {
+	return t.run(ctx, "wait", r.Call, map[string]string{"participant": r.Participant,
+		"timeout": strconv.FormatFloat(r.Timeout.Seconds(), 'f', -1, 64)}, nil)
+}
+
+// Validate runs the validate template.
+func (t ACPTarget) Validate(ctx context.Context, r acp.ValidateRequest) (acp.Answer, error) {
+	return t.run(ctx, "validate", r.Call, nil, nil)
+}
+
+// Argv renders a tool's command line for a call.
+func (c *ACPConfig) Argv(tool string, call acp.Call, vals map[string]string, lists map[string][]string) ([]string, error) {
+	tpl, ok := c.Commands[tool]
+	if !ok {
+		return nil, fmt.Errorf("the target config has no %s command: %w", tool, engine.ErrUnsupported)
+	}
+	all := map[string]string{"folder": call.Folder, "sifu": c.self, "config_dir": c.dir}
+	for k, v := range vals {
+		all[k] = v
+	}
+	// One pass over the template, so a value that looks like a
+	// placeholder is never expanded again.
+	subst := func(s string) string {
+		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+			if v, ok := all[m[1:len(m)-1]]; ok {
+				return v
+			}
+			return m
+		})
+	}
+	var argv []string
+	for _, a := range tpl.Argv {
+		argv = append(argv, subst(a))
+	}
+	for _, key := range slices.Sorted(maps.Keys(tpl.Each)) {
+		for _, item := range lists[key] {
+			for _, a := range tpl.Each[key] {
+				all["item"] = item
+				argv = append(argv, subst(a))
+			}
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(tpl.Optional)) {
+		if all[key] == "" {
+			continue
+		}
+		for _, a := range tpl.Optional[key] {
+			argv = append(argv, subst(a))
+		}
+	}
+	return argv, nil
+}
+
+func (t ACPTarget) run(ctx context.Context, tool string, call acp.Call, vals map[string]string, lists map[string][]string) (acp.Answer, error) {
+	c := t.Config
+	argv, err := c.Argv(tool, call, vals, lists)
+	if err != nil {
+		return acp.Answer{}, err
+	}
+	cmd := osexec.CommandContext(ctx, argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	for k, v := range c.Env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	if c.NowEnv != "" && !call.Now.IsZero() {
+		cmd.Env = append(cmd.Env, c.NowEnv+"="+call.Now.UTC().Format(time.RFC3339))
+	}
+	if call.Compat {
+		for k, v := range c.CompatEnv {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	if ctx.Err() != nil {
+		return acp.Answer{}, fmt.Errorf("%s did not finish: %w (stderr: %s)", tool, ctx.Err(), tail(stderr.String()))
+	}
+	var exit *osexec.ExitError
+	if errors.As(runErr, &exit) {
+		if exit.ExitCode() < 0 {
+			return acp.Answer{}, &engine.AdapterError{Step: tool, Err: fmt.Errorf("%s was killed: %v", tool, runErr)}
+		}
+		return acp.Answer{Exit: exit.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}, nil
+	}
+	if runErr != nil {
+		return acp.Answer{}, &engine.AdapterError{Step: tool, Err: fmt.Errorf("cannot run %q: %v", argv[0], runErr)}
+	}
+	return acp.Answer{Stdout: stdout.String(), Stderr: stderr.String()}, nil
+}

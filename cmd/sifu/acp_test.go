@@ -1,0 +1,166 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/exec"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/acp"
+)
+
+// TestACPSuiteThroughExec runs the whole ACP suite through the exec adapter
+// with the shipped target config, against a built sifu binary: every tool
+// call is a process, parallel steps are parallel processes. About half a
+// minute on two CPUs (every sifu start costs tens of milliseconds,
+// docs/performance.md);
+// -short runs the recorded run and the concurrency checks only.
+func TestACPSuiteThroughExec(t *testing.T) {
+	bin := buildSifu(t)
+	cfg, err := exec.LoadACPConfig(filepath.Join("..", "..", "docs", "acp-sifu.target.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = cfg.WithSelf(bin)
+	plan, err := runner.Load(sifu.Assets, acp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := acp.RunTarget{Claims: cfg.Profiles, New: func(context.Context) (acp.Target, func(), error) {
+		return exec.ACPTarget{Config: cfg}, func() {}, nil
+	}}
+	// Every sifu start runs `go env` (godog's package init) when go is on
+	// PATH; the tool processes do not need it, so leave it out of their PATH.
+	t.Setenv("PATH", withoutGo(os.Getenv("PATH")))
+	rc := runner.Config{Target: target, TargetName: "exec", Timeout: 3 * time.Minute, Concurrency: 6}
+	if testing.Short() {
+		rc.Tags = "@golden,@ACP-EVT-08"
+	}
+	run, err := plan.Run(context.Background(), rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range run.Tests {
+		if tc.Status != engine.Pass {
+			t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	t.Logf("%d checks through exec: %s", len(run.Tests), summaryLine(run.Summary))
+}
+
+// TestACPCommandExitCodes: the validator's exit codes and the tools' usage
+// errors, through the command line.
+func TestACPCommandExitCodes(t *testing.T) {
+	fixtures := filepath.Join("..", "..", "vectors", "acp", "fixtures")
+	cases := []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "fresh")}, 0, "ACP validation passed"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "deferred-no-reason")}, 1, "ACP validation passed with warnings"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "seq-gap")}, 2, "ERROR: events.jsonl: expected seq 2, found 3"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "seq-gap"), "--json"}, 2, `"line": 2`},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "reply-to-self"), "--compat"}, 0, "ACP validation passed"},
+		{[]string{"acp", "validate"}, 2, "the following arguments are required: --folder"},
+		{[]string{"acp", "append", "--folder", t.TempDir(), "--participant", "a", "--event", "x", "--summary", "s"}, 2, "missing protocol.json in"},
+		{[]string{"acp", "wait", "--folder", t.TempDir(), "--participant", "a", "--timeout", "soon"}, 2, "neither seconds nor a duration"},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		cmd := newRoot()
+		cmd.SetArgs(c.args)
+		cmd.SetOut(&stdout)
+		cmd.SetErr(&stderr)
+		code := exitCode(cmd.ExecuteContext(context.Background()))
+		if code != c.code || !strings.Contains(stdout.String()+stderr.String(), c.want) {
+			t.Errorf("sifu %s: exit %d, want %d with %q\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), code, c.code, c.want, stdout.String(), stderr.String())
+		}
+	}
+	t.Setenv(acpNowEnv, "yesterday")
+	if _, err := acpTools(); err == nil || !strings.Contains(err.Error(), acpNowEnv) {
+		t.Errorf("a bad %s must be refused, got %v", acpNowEnv, err)
+	}
+}
+
+// withoutGo drops the directories holding a go command from a PATH.
+func withoutGo(path string) string {
+	var keep []string
+	for _, dir := range filepath.SplitList(path) {
+		if _, err := os.Stat(filepath.Join(dir, "go")); err != nil {
+			keep = append(keep, dir)
+		}
+	}
+	return strings.Join(keep, string(filepath.ListSeparator))
+}
+
+func exitCode(err error) int {
+	if err == nil {
+		return 0
+	}
+	if e, ok := err.(*exitError); ok {
+		return e.code
+	}
+	return 2
+}
+
+// TestACPSuiteAgainstUpstream is the differential check the notes suggest:
+// when ACP_REFERENCE_DIR points at a local copy of the upstream v1 scripts
+// (never part of this repository), the suite runs against them through the
+// exec adapter, claiming what the upstream offers (tools, validator,
+// compat). Skipped otherwise.
+func TestACPSuiteAgainstUpstream(t *testing.T) {
+	dir := os.Getenv("ACP_REFERENCE_DIR")
+	if dir == "" {
+		t.Skip("set ACP_REFERENCE_DIR to a local copy of the upstream v1 scripts directory")
+	}
+	py := func(script string, args ...string) []string {
+		return append([]string{"python3", filepath.Join(dir, script)}, args...)
+	}
+	cfgJSON, _ := json.Marshal(map[string]any{
+		"implementation": "upstream ACP v1 scripts", "profiles": []string{"tools", "validator", "compat"},
+		"commands": map[string]any{
+			"init": map[string]any{"argv": py("init_collaboration.py", "--folder", "{folder}", "--objective", "{objective}"),
+				"each":     map[string]any{"participants": []string{"--participant", "{item}"}, "completion": []string{"--completion", "{item}"}},
+				"optional": map[string]any{"resume": []string{"--resume"}}},
+			"append": map[string]any{"argv": py("append_event.py", "--folder", "{folder}", "--participant", "{participant}", "--event", "{event}", "--summary", "{summary}"),
+				"optional": map[string]any{"doc": []string{"--doc", "{doc}"}, "reply_to": []string{"--reply-to", "{reply_to}"}}},
+			"next":     map[string]any{"argv": py("next_action.py", "--folder", "{folder}", "--participant", "{participant}")},
+			"wait":     map[string]any{"argv": py("wait_for_turn.py", "--folder", "{folder}", "--participant", "{participant}", "--timeout", "{timeout}", "--interval", "0.1")},
+			"validate": map[string]any{"argv": py("validate_collaboration.py", "--folder", "{folder}")},
+		},
+	})
+	file := filepath.Join(t.TempDir(), "upstream.target.json")
+	if err := os.WriteFile(file, cfgJSON, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := exec.LoadACPConfig(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := runner.Load(sifu.Assets, acp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := acp.RunTarget{Claims: cfg.Profiles, New: func(context.Context) (acp.Target, func(), error) {
+		return exec.ACPTarget{Config: cfg}, func() {}, nil
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "upstream", Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range run.Tests {
+		if tc.Status != engine.Pass && tc.Status != engine.NotApplicable {
+			t.Logf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	t.Logf("upstream: %s (differences are listed above; see docs/acp.md for the expected ones)", summaryLine(run.Summary))
+}

@@ -1,0 +1,100 @@
+package acp
+
+import (
+	"context"
+	"slices"
+
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
+	steps "github.com/sifu-dev/sifu/steps/acp"
+)
+
+// Suite is where the ACP suite's data lives in sifu's assets.
+var Suite = runner.Suite{
+	Name:          "acp",
+	Catalogue:     "vectors/acp/rules.json",
+	Features:      "features/acp",
+	Vectors:       "vectors/acp",
+	Schemas:       "vectors/schema",
+	Register:      steps.Register,
+	CompileVector: CompileVector,
+	Uses:          Uses,
+}
+
+// Profiles of the ACP catalogue: the tools and the validator as upstream
+// behaves; strict, sifu's stricter reading of the quirks; compat, the
+// upstream verdicts on the quirks reproduced on request.
+var Profiles = []string{"tools", "validator", "strict", "compat"}
+
+// Controls every ACP target offers: the folder is on the local disk, so the
+// executor edits documents itself.
+var Controls = []string{"fixture", "write"}
+
+// Uses names the profiles a check's calls need: the validator for validate
+// calls, compat for calls that ask for the upstream verdicts.
+func Uses(c engine.Check) []string {
+	used := map[string]bool{}
+	var walk func([]engine.Step)
+	walk = func(ss []engine.Step) {
+		for _, s := range ss {
+			walk(s.Steps)
+			if s.Name == "validate" && s.Op == engine.OpRead {
+				used["validator"] = true
+			}
+			if s.Params["compat"] == true {
+				used["compat"] = true
+			}
+		}
+	}
+	walk(c.Steps)
+	var out []string
+	for _, p := range Profiles {
+		if used[p] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// Factory makes a Target for one check.
+type Factory func(ctx context.Context) (Target, func(), error)
+
+// RunTarget adapts a Factory to the runner.
+type RunTarget struct {
+	New Factory
+	// Claims are the profiles the target offers (default: every profile).
+	Claims []string
+}
+
+// Describe asks one target for its hello.
+func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+	t, release, err := rt.New(ctx)
+	if err != nil {
+		return results.Target{}, err
+	}
+	defer release()
+	h, err := t.Hello(ctx)
+	if err != nil {
+		return results.Target{}, err
+	}
+	claims := rt.Claims
+	if claims == nil {
+		claims = Profiles
+	}
+	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: slices.Clone(claims), Controls: Controls}, nil
+}
+
+// NewExecutor makes a target and an executor over it for one check.
+func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
+	t, release, err := rt.New(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	e, cleanup, err := NewExecutor(t)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	return e, func() { cleanup(); release() }, nil
+}

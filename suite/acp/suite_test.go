@@ -1,0 +1,91 @@
+package acp_test
+
+import (
+	"context"
+	"io/fs"
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/acp"
+)
+
+func TestReferencePassesInProcess(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, acp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) { return inproc.ACP{}, func() {}, nil }}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range run.Tests {
+		if tc.Status != engine.Pass {
+			t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+	for _, r := range run.Rules {
+		if r.Status != "pass" && r.Status != "not_black_box" {
+			t.Errorf("rule %s is %s", r.ID, r.Status)
+		}
+	}
+}
+
+// TestEveryFixtureHasTheUpstreamVerdict: each fixture folder is validated by
+// a check that states the upstream validator's verdict — a validator-profile
+// case, or a compat case where sifu's default is stricter.
+func TestEveryFixtureHasTheUpstreamVerdict(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, acp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := fs.ReadDir(sifu.Assets, "vectors/acp/fixtures")
+	if err != nil {
+		t.Fatal(err)
+	}
+	upstream := map[string]bool{}
+	for _, c := range plan.Checks {
+		if len(c.Steps) == 0 || c.Steps[0].Name != "fixture" {
+			continue
+		}
+		name := strings.TrimPrefix(c.Steps[0].Text, "fixture ")
+		strict := slices.ContainsFunc(c.Rules, func(id string) bool { return strings.HasPrefix(id, "ACP-STRICT-") })
+		if !strict {
+			upstream[name] = true
+		}
+	}
+	for _, d := range dirs {
+		if d.IsDir() && !upstream[d.Name()] {
+			t.Errorf("fixture %s has no check with the upstream validator's verdict; add one to vectors/acp/validator.json", d.Name())
+		}
+	}
+}
+
+func TestVectorErrorsNameTheFile(t *testing.T) {
+	fsys := fstestMap{
+		"v/bad.json": `{"suite":"acp","cases":[{"id":"x","title":"xyz","rules":["ACP-EVT-01"],"calls":[{"next":"a","validate":{}}]}]}`,
+	}
+	_, err := acp.CompileVector(fsys.FS(), "v/bad.json")
+	if err == nil || !strings.Contains(err.Error(), "v/bad.json") {
+		t.Fatalf("want an error naming the file, got %v", err)
+	}
+	if checks, err := acp.CompileVector(fsys.FS(), "v/fixtures/x/protocol.json"); err != nil || checks != nil {
+		t.Fatalf("fixture files are data: %v %v", checks, err)
+	}
+}
+
+type fstestMap map[string]string
+
+func (m fstestMap) FS() fs.FS {
+	out := fstest.MapFS{}
+	for k, v := range m {
+		out[k] = &fstest.MapFile{Data: []byte(v)}
+	}
+	return out
+}

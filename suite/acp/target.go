@@ -1,0 +1,369 @@
+// Package acp is the ACP suite of sifu: the seam any implementation of the
+// Agent Collaboration Protocol tools is driven through (in-process, or
+// command lines from a target config), the suite's vector format compiled
+// into sifu checks, and the executor that runs them in a fresh collaboration
+// folder per check.
+package acp
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sifu-dev/sifu/engine"
+)
+
+// Target is one implementation of the five ACP tools as sifu sees it. Every
+// call names the folder; the folder is on the local disk, where the executor
+// also reads and edits documents the way a participant would.
+type Target interface {
+	Hello(ctx context.Context) (Hello, error)
+	Init(ctx context.Context, req InitRequest) (Answer, error)
+	Append(ctx context.Context, req AppendRequest) (Answer, error)
+	Next(ctx context.Context, req NextRequest) (Answer, error)
+	Wait(ctx context.Context, req WaitRequest) (Answer, error)
+	Validate(ctx context.Context, req ValidateRequest) (Answer, error)
+}
+
+// Hello describes an implementation.
+type Hello struct {
+	Implementation string `json:"implementation"`
+	Version        string `json:"version"`
+}
+
+// Call is what every tool call carries.
+type Call struct {
+	Folder string
+	// Now is the time the tool should stamp, when the target can be told.
+	Now time.Time
+	// Compat asks for the upstream verdicts on every quirk.
+	Compat bool
+}
+
+// InitRequest is one init call.
+type InitRequest struct {
+	Call
+	Participants []string
+	Objective    string
+	Completion   []string
+	Resume       bool
+}
+
+// AppendRequest is one append call.
+type AppendRequest struct {
+	Call
+	Participant string
+	Event       string
+	Summary     string
+	Doc         string
+	ReplyTo     *int
+}
+
+// NextRequest is one next-action call.
+type NextRequest struct {
+	Call
+	Participant string
+}
+
+// WaitRequest is one wait call.
+type WaitRequest struct {
+	Call
+	Participant string
+	Timeout     time.Duration
+}
+
+// ValidateRequest is one validator call.
+type ValidateRequest struct{ Call }
+
+// Answer is what a tool did: its exit code and output.
+type Answer struct {
+	Exit   int
+	Stdout string
+	Stderr string
+}
+
+// Epoch is where every check's clock starts; each tool call moves it one
+// minute on, so event times are reproducible and never go backwards.
+var Epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// Executor runs compiled ACP steps against a Target in one folder.
+type Executor struct {
+	target Target
+	root   string // temporary directory holding the folder
+	folder string
+	mu     sync.Mutex
+	clock  time.Time
+}
+
+// NewExecutor returns an executor for one check, with its own folder (not
+// yet created: init creates it). release removes it.
+func NewExecutor(t Target) (*Executor, func(), error) {
+	root, err := os.MkdirTemp("", "sifu-acp-")
+	if err != nil {
+		return nil, nil, err
+	}
+	e := &Executor{target: t, root: root, folder: filepath.Join(root, "collab"), clock: Epoch}
+	return e, func() { os.RemoveAll(root) }, nil
+}
+
+// Folder is the collaboration folder of the check.
+func (e *Executor) Folder() string { return e.folder }
+
+// tick moves the clock on for a call. Calls made at once (a parallel
+// step's) all get the next minute without moving the clock, so whichever
+// takes the folder's lock first, no event is stamped earlier than the one
+// before it.
+func (e *Executor) tick(simultaneous bool) time.Time {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if simultaneous {
+		return e.clock.Add(time.Minute)
+	}
+	e.clock = e.clock.Add(time.Minute)
+	return e.clock
+}
+
+// Execute performs one step: a tool call, or a participant's edit of a
+// document (the write and fixture controls).
+func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
+	p := step.Params
+	call := Call{Folder: e.folder, Now: e.tick(p["simultaneous"] == true), Compat: p["compat"] == true}
+	switch step.Op {
+	case engine.OpControl:
+		return e.control(step)
+	case engine.OpAct, engine.OpRead:
+	default:
+		return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the acp suite cannot execute a %s step", step.Op)}
+	}
+	before := e.digest()
+	var ans Answer
+	var err error
+	switch step.Name {
+	case "init":
+		ans, err = e.target.Init(ctx, InitRequest{Call: call, Participants: strs(p["participants"]),
+			Objective: str(p["objective"]), Completion: strs(p["completion"]), Resume: p["resume"] == true})
+	case "append":
+		req := AppendRequest{Call: call, Participant: str(p["participant"]), Event: str(p["event"]), Summary: str(p["summary"]), Doc: str(p["doc"])}
+		if req.Summary == "" {
+			req.Summary = str(p["participant"]) + " " + strings.ReplaceAll(req.Event, "_", " ")
+		}
+		if n, ok := p["reply_to"].(float64); ok {
+			i := int(n)
+			req.ReplyTo = &i
+		}
+		ans, err = e.target.Append(ctx, req)
+	case "next":
+		ans, err = e.target.Next(ctx, NextRequest{Call: call, Participant: str(p["participant"])})
+	case "wait":
+		secs, _ := p["timeout"].(float64)
+		ans, err = e.target.Wait(ctx, WaitRequest{Call: call, Participant: str(p["participant"]), Timeout: time.Duration(secs * float64(time.Second))})
+	case "validate":
+		ans, err = e.target.Validate(ctx, ValidateRequest{Call: call})
+	default:
+		return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the acp suite has no tool %q", step.Name)}
+	}
+	if err != nil {
+		return engine.Outcome{}, err
+	}
+	result := e.observe(ans, step.Name)
+	result["changed"] = e.digest() != before
+	out := engine.Outcome{OK: ans.Exit == 0, Result: engine.Normalize(result)}
+	if ans.Exit != 0 {
+		msg := strings.TrimSpace(e.scrub(ans.Stderr))
+		if msg == "" {
+			msg = strings.TrimSpace(e.scrub(ans.Stdout))
+		}
+		out.Rejection = &engine.Rejection{Reason: fmt.Sprintf("exit_%d", ans.Exit), NextStep: "stop", Message: msg}
+	}
+	return out, nil
+}
+
+// scrub replaces the check's folder path with $FOLDER, so outputs compare
+// across runs.
+func (e *Executor) scrub(s string) string {
+	for _, p := range []string{e.folder, e.root} {
+		if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+			s = strings.ReplaceAll(s, real, map[string]string{e.folder: "$FOLDER", e.root: "$ROOT"}[p])
+		}
+		s = strings.ReplaceAll(s, p, map[string]string{e.folder: "$FOLDER", e.root: "$ROOT"}[p])
+	}
+	return s
+}
+
+// observe builds the result document: the tool's exit and output, what the
+// output says (validator findings, next action), and the folder's state
+// afterwards (protocol.json's phase, owner, waitingFor; the event log).
+func (e *Executor) observe(ans Answer, tool string) map[string]any {
+	stdout, stderr := e.scrub(ans.Stdout), e.scrub(ans.Stderr)
+	r := map[string]any{"exit": ans.Exit, "stdout": stdout, "stderr": stderr}
+	lines := splitLines(stdout)
+	switch tool {
+	case "validate":
+		errs, warns := []string{}, []string{}
+		for _, l := range lines {
+			if m, ok := strings.CutPrefix(l, "ERROR: "); ok {
+				errs = append(errs, m)
+			}
+			if m, ok := strings.CutPrefix(l, "WARNING: "); ok {
+				warns = append(warns, m)
+			}
+		}
+		r["errors"], r["warnings"] = errs, warns
+		if len(lines) > 0 {
+			r["verdict"] = lines[0]
+		}
+	case "next", "wait":
+		for _, l := range lines {
+			if m, ok := strings.CutPrefix(l, "next action: "); ok {
+				r["next_action"] = m
+			}
+			if m, ok := strings.CutPrefix(l, "ready: "); ok {
+				r["ready"] = m
+			}
+		}
+	}
+	if raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json")); err == nil {
+		var proto map[string]any
+		if json.Unmarshal(raw, &proto) == nil {
+			r["phase"], r["owner"], r["waitingFor"] = proto["currentPhase"], proto["proposalOwner"], proto["waitingFor"]
+			r["protocol"] = proto
+		}
+	}
+	if raw, err := os.ReadFile(filepath.Join(e.folder, "events.jsonl")); err == nil {
+		events, seqs := []any{}, []any{}
+		for _, l := range splitLines(string(raw)) {
+			if strings.TrimSpace(l) == "" {
+				continue
+			}
+			var ev map[string]any
+			if json.Unmarshal([]byte(l), &ev) != nil {
+				events = append(events, map[string]any{"unparsable": l})
+				continue
+			}
+			events = append(events, ev)
+			seqs = append(seqs, ev["seq"])
+		}
+		r["events"], r["seqs"] = events, seqs
+		if len(seqs) > 0 {
+			r["last_seq"] = seqs[len(seqs)-1]
+		}
+		r["event_lines"] = splitLines(string(raw))
+	}
+	return r
+}
+
+// digest fingerprints every file of the folder.
+func (e *Executor) digest() string {
+	h := sha256.New()
+	var names []string
+	_ = filepath.WalkDir(e.folder, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			names = append(names, p)
+		}
+		return nil
+	})
+	sort.Strings(names)
+	for _, n := range names {
+		raw, _ := os.ReadFile(n)
+		fmt.Fprintf(h, "%s\x00%d\x00", n, len(raw))
+		h.Write(raw)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// control edits the folder as a participant (or a broken tool) would:
+// write appends to or replaces a file, or removes it; fixture replaces the
+// whole folder with the given files.
+func (e *Executor) control(step engine.Step) (engine.Outcome, error) {
+	p := step.Params
+	switch step.Name {
+	case "write":
+		name := str(p["file"])
+		if name == "" || strings.Contains(name, "..") || filepath.IsAbs(name) {
+			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("write needs a file name inside the folder, not %q", name)}
+		}
+		path := filepath.Join(e.folder, name)
+		if err := os.MkdirAll(e.folder, 0o755); err != nil {
+			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
+		}
+		var err error
+		switch {
+		case p["remove"] == true:
+			err = os.Remove(path)
+		case p["replace"] != nil:
+			err = os.WriteFile(path, []byte(str(p["replace"])), 0o644)
+		default:
+			var f *os.File
+			if f, err = os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
+				_, err = f.WriteString(str(p["append"]))
+				err = errors.Join(err, f.Close())
+			}
+		}
+		if err != nil {
+			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
+		}
+	case "fixture":
+		files, _ := p["files"].(map[string]any)
+		if err := os.RemoveAll(e.folder); err != nil {
+			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
+		}
+		if err := os.MkdirAll(e.folder, 0o755); err != nil {
+			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
+		}
+		for _, name := range slices.Sorted(maps.Keys(files)) {
+			if err := os.WriteFile(filepath.Join(e.folder, name), []byte(str(files[name])), 0o644); err != nil {
+				return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
+			}
+		}
+	default:
+		return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the acp suite has no control %q", step.Name)}
+	}
+	return engine.Outcome{OK: true, Result: map[string]any{"written": true}}, nil
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}
+
+func strs(v any) []string {
+	list, _ := v.([]any)
+	out := make([]string, 0, len(list))
+	for _, x := range list {
+		out = append(out, fmt.Sprint(x))
+	}
+	return out
+}
+
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	if s == "" {
+		return []string{}
+	}
+	return strings.Split(s, "\n")
+}
+
+// AppendArgs are the upstream command-line arguments of an append call.
+func AppendArgs(r AppendRequest) []string {
+	args := []string{"append", "--folder", r.Folder, "--participant", r.Participant, "--event", r.Event, "--summary", r.Summary}
+	if r.Doc != "" {
+		args = append(args, "--doc", r.Doc)
+	}
+	if r.ReplyTo != nil {
+		args = append(args, "--reply-to", strconv.Itoa(*r.ReplyTo))
+	}
+	return args
+}
