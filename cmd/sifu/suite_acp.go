@@ -2,12 +2,16 @@ package main
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu/adapters/exec"
 	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/attack/selftest"
+	refacp "github.com/sifu-dev/sifu/reference/acp"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
@@ -16,9 +20,16 @@ func init() {
 	register("acp", suiteEntry{
 		suite: acp.Suite,
 		targets: map[string]func(runFlags) (runner.Target, error){
-			"inproc": func(runFlags) (runner.Target, error) {
+			"inproc": func(f runFlags) (runner.Target, error) {
+				var faults []refacp.Fault
+				if f.mutant != "" {
+					if !slices.Contains(refacp.Faults, refacp.Fault(f.mutant)) {
+						return nil, &runner.UsageError{Msg: fmt.Sprintf("--mutant %q is not a planted fault of the ACP reference; `sifu selftest --suite acp` lists them", f.mutant)}
+					}
+					faults = []refacp.Fault{refacp.Fault(f.mutant)}
+				}
 				return acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) {
-					return inproc.ACP{}, func() {}, nil
+					return inproc.ACP{Faults: faults}, func() {}, nil
 				}}, nil
 			},
 			"exec": func(f runFlags) (runner.Target, error) {
@@ -35,5 +46,14 @@ func init() {
 			},
 		},
 		commands: []func() *cobra.Command{newACPCmd},
+		mutants: func() []selftest.Mutant {
+			var out []selftest.Mutant
+			for _, f := range refacp.Faults {
+				out = append(out, selftest.Mutant{Name: string(f), Target: acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) {
+					return inproc.ACP{Faults: []refacp.Fault{f}}, func() {}, nil
+				}}})
+			}
+			return out
+		},
 	})
 }
