@@ -12,7 +12,7 @@ import (
 )
 
 // faultsTag marks the checks that are meant to hold under injected faults;
-// a run with --faults selects only them (docs/attack-faults.md).
+// a run with --faults selects only them (docs/attack.md).
 const faultsTag = "@faults"
 
 // prepareFaults reads --faults and --fault-seed into f.faultCfg, prints the
