@@ -140,6 +140,9 @@ func (g *model) actions(run func(engine.Step)) map[string]func(*rapid.T) {
 	a["flow-memory"] = func(t *rapid.T) { g.memoryFlow(t, run) }
 	a["flow-membership"] = func(t *rapid.T) { g.membershipFlow(t, run) }
 	a["flow-cap"] = func(t *rapid.T) { g.capFlow(t, run) }
+	a["flow-inputs"] = func(t *rapid.T) { g.inputsFlow(t, run) }
+	a["flow-task-ref"] = func(t *rapid.T) { g.taskRefFlow(t, run) }
+	a["flow-rejoin"] = func(t *rapid.T) { g.rejoinFlow(t, run) }
 	a["flow-flood"] = func(t *rapid.T) {
 		if !rare(t, "flood", 15) {
 			t.Skip("floods are rare")
@@ -298,13 +301,16 @@ func (g *model) askFlow(t *rapid.T, run func(engine.Step)) {
 		return
 	}
 	entry := float64(th.entries)
-	switch rapid.SampledFrom([]string{"handle", "reply", "retract", "none"}).Draw(t, "flow-answer") {
+	switch rapid.SampledFrom([]string{"handle", "reply", "retract", "none", "close"}).Draw(t, "flow-answer") {
 	case "handle":
 		run(act(asked, "thread.handle", map[string]any{"thread": ref(th.v), "entry": entry, "note": "seen"}))
 	case "reply":
 		run(act(asked, "thread.post", map[string]any{"thread": ref(th.v), "memory": g.ownMemory(t, asked, run), "reply_to": entry}))
 	case "retract":
 		run(act(poster, "thread.retract", map[string]any{"thread": ref(th.v), "entry": entry}))
+	case "close":
+		run(act(th.members[0], "thread.close", map[string]any{"thread": ref(th.v)}))
+		run(read(asked, "turn", nil))
 	}
 	run(read(rapid.SampledFrom(aliases).Draw(t, "flow-reader"), "entry", map[string]any{"thread": ref(th.v), "entry": entry}))
 }
@@ -860,4 +866,92 @@ func (g *model) capFlow(t *rapid.T, run func(engine.Step)) {
 		run(act(author, "task.judge", map[string]any{"engagement": e, "verdict": verdict, "reason": "judged"}))
 	}
 	run(read(author, "task", map[string]any{"task": task}))
+}
+
+// inputsFlow: a Task pins a version of its author's Memory; after an
+// engagement binds it, the author writes a new version, and the engaged
+// agent reads what it is bound to.
+func (g *model) inputsFlow(t *rapid.T, run func(engine.Step)) {
+	author := g.agent(t, "inputs-author")
+	m := g.ownMemory(t, author, run)
+	n := len(g.tasks)
+	run(act(author, "task.create", map[string]any{"title": "with inputs", "requirements": "r", "inputs": []any{map[string]any{"memory": m}}}))
+	if len(g.tasks) == n {
+		return
+	}
+	var takers []string
+	for _, a := range aliases {
+		if a != author {
+			takers = append(takers, a)
+		}
+	}
+	taker := rapid.SampledFrom(takers).Draw(t, "inputs-taker")
+	k := len(g.engagements)
+	run(act(taker, "task.take", map[string]any{"task": ref(g.tasks[n].v)}))
+	if len(g.engagements) == k {
+		return
+	}
+	run(act(author, "memory.update", map[string]any{"memory": m, "content": "changed after the take"}))
+	run(read(taker, "engagement", map[string]any{"engagement": ref(g.engagements[k].v)}))
+}
+
+// taskRefFlow: a member posts an entry that references a restricted Task;
+// the other members read the entry and try the Task and its engagements.
+func (g *model) taskRefFlow(t *rapid.T, run func(engine.Step)) {
+	th := g.newestThread(t)
+	if len(th.members) < 2 {
+		t.Skip("nobody else to read")
+	}
+	poster := th.members[0]
+	var others []string
+	for _, m := range th.members[1:] {
+		others = append(others, m)
+	}
+	outsider := poster
+	for _, a := range aliases {
+		if a != poster {
+			outsider = a
+		}
+	}
+	named := []any{ref(outsider)}
+	if len(others) > 0 && !slices.Contains(others, outsider) {
+		named = []any{ref(others[0])}
+	}
+	n := len(g.tasks)
+	run(act(poster, "task.create", map[string]any{"title": "restricted", "requirements": "r", "audience": "restricted", "named": named}))
+	if len(g.tasks) == n {
+		return
+	}
+	task := ref(g.tasks[n].v)
+	run(act(poster, "thread.post", map[string]any{"thread": ref(th.v), "memory": g.ownMemory(t, poster, run), "task": task}))
+	reader := rapid.SampledFrom(others).Draw(t, "ref-reader")
+	run(read(reader, "task", map[string]any{"task": task}))
+	run(read(reader, "turn", nil))
+	run(read(reader, "engagements", map[string]any{"task": task}))
+}
+
+// rejoinFlow: a delivered assignment's creator leaves, is admitted again,
+// rejoins and tries to judge.
+func (g *model) rejoinFlow(t *rapid.T, run func(engine.Step)) {
+	th := g.newestThread(t)
+	if len(th.members) < 2 {
+		t.Skip("too few members")
+	}
+	governor := th.members[0]
+	creator := th.members[1+rapid.IntRange(0, len(th.members)-2).Draw(t, "rejoin-creator")]
+	n := len(g.assignments)
+	run(act(creator, "thread.post", map[string]any{"thread": ref(th.v), "memory": g.ownMemory(t, creator, run), "assign": map[string]any{"to": ref(governor), "criteria": "c"}}))
+	if len(g.assignments) == n {
+		return
+	}
+	a := ref(g.assignments[n].v)
+	run(act(governor, "assignment.take", map[string]any{"assignment": a, "deliver": map[string]any{"payload": "done"}}))
+	run(act(creator, "thread.leave", map[string]any{"thread": ref(th.v)}))
+	before := len(th.secrets)
+	run(act(governor, "thread.admit", map[string]any{"thread": ref(th.v), "role": "speaker"}))
+	if len(th.secrets) > before {
+		run(act(creator, "thread.join", map[string]any{"secret": ref(th.secrets[len(th.secrets)-1])}))
+	}
+	run(act(creator, "assignment.judge", map[string]any{"assignment": a, "verdict": "adopt"}))
+	run(read(governor, "assignment", map[string]any{"assignment": a}))
 }
