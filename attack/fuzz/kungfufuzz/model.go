@@ -143,6 +143,9 @@ func (g *model) actions(run func(engine.Step)) map[string]func(*rapid.T) {
 	a["flow-inputs"] = func(t *rapid.T) { g.inputsFlow(t, run) }
 	a["flow-task-ref"] = func(t *rapid.T) { g.taskRefFlow(t, run) }
 	a["flow-rejoin"] = func(t *rapid.T) { g.rejoinFlow(t, run) }
+	if g.controls[kungfu.ControlClock] {
+		a["flow-deadlines"] = func(t *rapid.T) { g.deadlineFlow(t, run) }
+	}
 	a["flow-flood"] = func(t *rapid.T) {
 		if !rare(t, "flood", 15) {
 			t.Skip("floods are rare")
@@ -337,6 +340,12 @@ func (g *model) workFlow(t *rapid.T, run func(engine.Step)) {
 	run(act(to, "assignment.take", map[string]any{"assignment": a}))
 	if rare(t, "flow-take-again", 4) {
 		run(act(to, "assignment.take", map[string]any{"assignment": a}))
+	}
+	if to != th.members[0] && rare(t, "flow-taker-leaves", 4) {
+		// A membership that ends voids the assignments it took.
+		run(act(to, "thread.leave", map[string]any{"thread": ref(th.v)}))
+		run(read(creator, "assignment", map[string]any{"assignment": a}))
+		return
 	}
 	if g.controls[kungfu.ControlClock] && rare(t, "flow-late", 3) {
 		run(engine.Step{Op: engine.OpControl, Name: kungfu.ControlClock, Params: map[string]any{"advance": "25h"}, Text: "the clock advances 25h"})
@@ -954,4 +963,36 @@ func (g *model) rejoinFlow(t *rapid.T, run func(engine.Step)) {
 	}
 	run(act(creator, "assignment.judge", map[string]any{"assignment": a, "verdict": "adopt"}))
 	run(read(governor, "assignment", map[string]any{"assignment": a}))
+}
+
+// deadlineFlow: a Task with short deadlines and a default outcome; the
+// delivery waits for a judgment that never comes, or the delivery itself
+// never comes, and the clock passes the deadline.
+func (g *model) deadlineFlow(t *rapid.T, run func(engine.Step)) {
+	author := g.agent(t, "deadline-author")
+	n := len(g.tasks)
+	run(act(author, "task.create", map[string]any{"title": "short", "requirements": "r", "delivery_due": float64(60), "judgment_due": float64(60),
+		"default_outcome": rapid.SampledFrom([]string{"adopted", "undecided"}).Draw(t, "deadline-default")}))
+	if len(g.tasks) == n {
+		return
+	}
+	var takers []string
+	for _, a := range aliases {
+		if a != author {
+			takers = append(takers, a)
+		}
+	}
+	taker := rapid.SampledFrom(takers).Draw(t, "deadline-taker")
+	k := len(g.engagements)
+	run(act(taker, "task.take", map[string]any{"task": ref(g.tasks[n].v)}))
+	if len(g.engagements) == k {
+		return
+	}
+	e := ref(g.engagements[k].v)
+	if !rare(t, "deadline-no-delivery", 3) {
+		run(act(taker, "task.deliver", map[string]any{"engagement": e, "payload": "on time"}))
+	}
+	run(engine.Step{Op: engine.OpControl, Name: kungfu.ControlClock, Params: map[string]any{"advance": "61s"}, Text: "the clock advances 61s"})
+	run(read(taker, "engagement", map[string]any{"engagement": e}))
+	run(read(author, "adoptions", map[string]any{"task": ref(g.tasks[n].v)}))
 }
