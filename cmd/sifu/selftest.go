@@ -8,12 +8,14 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"testing/fstest"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/attack/selftest"
+	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/runner"
 )
 
@@ -93,7 +95,11 @@ func runSelftest(ctx context.Context, out io.Writer, f selftestFlags) error {
 						return "", err
 					}
 					if d := res.Divergence; d != nil {
-						return fmt.Sprintf("fuzz step %d: %s", d.Step+1, d.Detail), nil
+						verdict, err := replayFinding(ctx, entry, name, f.seed, d.Vector, reference, m.Target)
+						if err != nil {
+							return "", err
+						}
+						return fmt.Sprintf("fuzz step %d: %s [%s]", d.Step+1, d.Detail, verdict), nil
 					}
 				}
 				if f.raceRounds > 0 && name == "kungfu" {
@@ -160,4 +166,43 @@ func printSelftest(out io.Writer, r selftest.Report) {
 		fmt.Fprintf(out, "  killed   %-32s by %s\n", o.Mutant, strings.Join(by, "; "))
 	}
 	fmt.Fprintf(out, "mutation score %s: %d/%d killed (%.0f%%)\n", r.Suite, r.Killed, len(r.Outcomes), 100*r.Score())
+}
+
+// replayFinding compiles a fuzz finding as the suite compiles any vector and
+// runs it against the reference and the mutant: a finding is only as good
+// as the check it becomes.
+func replayFinding(ctx context.Context, entry suiteEntry, suite string, seed uint64, vec []byte, reference, mutant runner.Target) (string, error) {
+	if vec == nil {
+		return "no vector written", nil
+	}
+	file := fmt.Sprintf("fuzz-%s-%d.json", suite, seed)
+	plan, err := runner.Load(sifu.Assets, entry.suite, runner.WithVectors(fstest.MapFS{file: {Data: vec}}, "."))
+	if err != nil {
+		return "", fmt.Errorf("the finding does not compile: %w", err)
+	}
+	var only []string
+	for _, c := range plan.Checks {
+		if strings.HasPrefix(c.Source, file) {
+			only = append(only, c.ID)
+		}
+	}
+	status := func(t runner.Target) (engine.Status, error) {
+		run, err := plan.Run(ctx, runner.Config{Target: t, TargetName: "replay", Only: only, Harness: harness()})
+		if err != nil || len(run.Tests) == 0 {
+			return "", err
+		}
+		return run.Tests[0].Status, nil
+	}
+	onRef, err := status(reference)
+	if err != nil {
+		return "", err
+	}
+	onMutant, err := status(mutant)
+	if err != nil {
+		return "", err
+	}
+	if onRef == engine.Pass && onMutant == engine.Fail {
+		return "its vector passes on the reference and fails on the mutant", nil
+	}
+	return fmt.Sprintf("its vector is %s on the reference and %s on the mutant", onRef, onMutant), nil
 }
