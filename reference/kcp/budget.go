@@ -8,24 +8,28 @@ import (
 
 // walkResult is the outcome of the greedy walk over the sorted candidates.
 type walkResult struct {
-	accepted   []*candidate
-	skipped    []SkippedUnit
+	accepted   []int32 // indices into the store, in final order
 	beyondMax  int
 	unmeasured int // accepted load-eligible units of undeclared size (context budget only)
 }
 
-// walk is §3.6 (it reuses sorted's storage for the accepted units): in sorted order, drop units beyond maxUnits silently,
+// walk is §3.6 over store in sorted order (it reuses sorted's storage for
+// the accepted indices, and appends its skips to *skipped): drop units
+// beyond maxUnits silently,
 // then hold each load-eligible unit to the money ceiling and then to the
 // context ceiling. Money is added before the context check and is not
 // rolled back when the unit is then refused for context (a reference
 // quirk kept on purpose).
-func (pl *planner) walk(sorted []*candidate) walkResult {
+func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]SkippedUnit) walkResult {
 	// accepted is a subsequence of sorted, so it is filtered in place.
 	w := walkResult{accepted: sorted[:0]}
 	var spend, usedTokens float64
 	budget := pl.o.budget
+	skip := func(u *SelectedUnit, reason string) {
+		*skipped = append(*skipped, SkippedUnit{ID: u.ID, Reason: reason, Governance: u.Governance})
+	}
 	for _, c := range sorted {
-		u := c.unit
+		u := &store[c]
 		if float64(len(w.accepted)) >= pl.o.maxUnits {
 			w.beyondMax++
 			continue
@@ -33,11 +37,11 @@ func (pl *planner) walk(sorted []*candidate) walkResult {
 		if budget != nil && u.LoadEligible {
 			if price := u.Payment.PricePerRequest; price != nil && *price > 0 {
 				if cur := u.Payment.Currency; cur == nil || *cur != pl.o.currency {
-					w.skip(u, fmt.Sprintf("over budget: costs %s, budget is in %s", jsTemplate(u.Payment.Cost), pl.o.currency))
+					skip(u, fmt.Sprintf("over budget: costs %s, budget is in %s", jsTemplate(u.Payment.Cost), pl.o.currency))
 					continue
 				}
 				if budget.Spent+spend+*price > budget.Amount+1e-9 {
-					w.skip(u, fmt.Sprintf("over budget: %s would exceed remaining %s of %s %s",
+					skip(u, fmt.Sprintf("over budget: %s would exceed remaining %s of %s %s",
 						formatJSNumber(*price), formatJSNumber(money(budget.Amount-budget.Spent-spend)),
 						formatJSNumber(budget.Amount), pl.o.currency))
 					continue
@@ -49,12 +53,12 @@ func (pl *planner) walk(sorted []*candidate) walkResult {
 			tokens, _, measured := pl.size(u.ID)
 			switch {
 			case !measured && pl.o.strict:
-				w.skip(u, reasonStrictNoSize)
+				skip(u, reasonStrictNoSize)
 				continue
 			case !measured:
 				w.unmeasured++
 			case usedTokens+tokens > *ceiling+1e-9:
-				w.skip(u, fmt.Sprintf("over context budget: %s tokens would exceed remaining %s of %s",
+				skip(u, fmt.Sprintf("over context budget: %s tokens would exceed remaining %s of %s",
 					formatTokens(tokens), formatTokens(*ceiling-usedTokens), formatTokens(*ceiling)))
 				continue
 			default:
@@ -64,10 +68,6 @@ func (pl *planner) walk(sorted []*candidate) walkResult {
 		w.accepted = append(w.accepted, c)
 	}
 	return w
-}
-
-func (w *walkResult) skip(u SelectedUnit, reason string) {
-	w.skipped = append(w.skipped, SkippedUnit{ID: u.ID, Reason: reason, Governance: u.Governance})
 }
 
 // size is the declared size of the last unit with this id: size_tokens,
@@ -85,7 +85,7 @@ func (pl *planner) size(id string) (tokens float64, approximate, measured bool) 
 }
 
 // budgetSummary is §3.7 for money, over the accepted load-eligible units.
-func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
+func (pl *planner) budgetSummary(accepted []SelectedUnit) BudgetSummary {
 	b := BudgetSummary{RateTier: "default", PerRequestCosts: []UnitCost{}}
 	rl := pl.m.RateLimits
 	tier := (*RateTier)(nil)
@@ -101,8 +101,8 @@ func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
 		b.RequestsPerMinute = tier.RequestsPerMinute
 	}
 	var sum float64
-	for _, c := range accepted {
-		u := c.unit
+	for i := range accepted {
+		u := &accepted[i]
 		if !u.LoadEligible {
 			continue
 		}
@@ -135,14 +135,14 @@ func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
 
 // contextSummary is §3.7 for tokens, over the accepted load-eligible
 // units. Unmeasured units are counted even without a context budget.
-func (pl *planner) contextSummary(accepted []*candidate) ContextSummary {
+func (pl *planner) contextSummary(accepted []SelectedUnit) ContextSummary {
 	var c ContextSummary
 	var projected float64
-	for _, a := range accepted {
-		if !a.unit.LoadEligible {
+	for i := range accepted {
+		if !accepted[i].LoadEligible {
 			continue
 		}
-		tokens, approximate, measured := pl.size(a.unit.ID)
+		tokens, approximate, measured := pl.size(accepted[i].ID)
 		if !measured {
 			c.Unmeasured++
 			continue

@@ -6,34 +6,67 @@ import (
 	"strings"
 )
 
-// candidate is a unit that survived the cascade. The collation key of its
-// id, for the tie-break, is built on first use and only for non-ASCII ids.
-type candidate struct {
-	unit  SelectedUnit
-	idKey *sortKey
+// sortCandidates orders the survivors' indices by score descending, then
+// id in localeCompare order; stable, so equal units keep manifest order.
+// The collation key of an id is built on first use, and only for
+// non-ASCII ids.
+func sortCandidates(store []SelectedUnit, order []int32) {
+	var keys []*sortKey
+	key := func(i int32) *sortKey {
+		if keys == nil {
+			keys = make([]*sortKey, len(store))
+		}
+		if keys[i] == nil {
+			k := newSortKey(store[i].ID)
+			keys[i] = &k
+		}
+		return keys[i]
+	}
+	slices.SortStableFunc(order, func(i, j int32) int {
+		a, b := &store[i], &store[j]
+		if a.Score != b.Score {
+			return b.Score - a.Score
+		}
+		if isASCII(a.ID) && isASCII(b.ID) {
+			return compareASCII(a.ID, b.ID)
+		}
+		return key(i).compare(*key(j))
+	})
 }
 
-// compareID is localeCompare(a.unit.ID, b.unit.ID).
-func (a *candidate) compareID(b *candidate) int {
-	if isASCII(a.unit.ID) && isASCII(b.unit.ID) {
-		return compareASCII(a.unit.ID, b.unit.ID)
+// gather moves store[idx[0]], store[idx[1]], … (distinct indices) to the
+// front of store in that order, by swaps, and returns that prefix.
+func gather(store []SelectedUnit, idx []int32) []SelectedUnit {
+	// at[p] is the original index of the unit now at p, and pos[o] the
+	// position of the unit originally at o.
+	var buf [2 * smallManifest]int32
+	var at, pos []int32
+	if len(store) <= smallManifest {
+		at, pos = buf[:len(store)], buf[smallManifest:smallManifest+len(store)]
+	} else {
+		at, pos = make([]int32, len(store)), make([]int32, len(store))
 	}
-	return a.key().compare(*b.key())
-}
-
-func (c *candidate) key() *sortKey {
-	if c.idKey == nil {
-		k := newSortKey(c.unit.ID)
-		c.idKey = &k
+	for i := range store {
+		at[i], pos[i] = int32(i), int32(i)
 	}
-	return c.idKey
+	for i, o := range idx {
+		p := pos[o]
+		if int(p) == i {
+			continue
+		}
+		store[i], store[p] = store[p], store[i]
+		displaced := at[i]
+		at[i], at[p] = o, displaced
+		pos[o], pos[displaced] = int32(i), p
+	}
+	return store[:len(idx):len(idx)]
 }
 
 // reduce applies the eligibility reductions of §3.5 to a relevant unit.
 // The unit stays listed; each failing rule appends its reason and may
 // clear LoadEligible.
-func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
-	s := SelectedUnit{
+func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string) {
+	*s = SelectedUnit{
 		ID: u.ID, Path: u.Path, Intent: u.Intent,
 		Score:               score,
 		LoadEligible:        true,
@@ -109,7 +142,6 @@ func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
 				"hint: '%s' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)", u.Access))
 		}
 	}
-	return s
 }
 
 // playbookComposition finds the first step whose `uses` names an existing

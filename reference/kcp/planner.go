@@ -52,48 +52,60 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	}
 	p.Trust = pl.trust()
 
-	p.Skipped = make([]SkippedUnit, 0, len(m.Units)) // every unit is skipped at most once
-	store := make([]candidate, 0, len(m.Units))      // survivors by value; pointers taken after the loop
+	n := len(m.Units)
+	// First pass: the cascade, kept in scratch so the survivors' storage
+	// is allocated once at its exact size.
+	var gateBuf [smallManifest]gate
+	gates := gateBuf[:0]
+	if n > smallManifest {
+		gates = make([]gate, 0, n)
+	}
+	survivors, reasonSlots := 0, 0
 	for i := range m.Units {
-		u := &pl.m.Units[i] // read-only: the manifest is never modified
-		score, reasons, skip := pl.cascade(u)
-		if skip != "" {
-			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: skip})
+		g := pl.cascade(&pl.m.Units[i]) // read-only: the manifest is never modified
+		if g.skip == "" {
+			survivors++
+			reasonSlots += g.hits.reasonCount() + 1 // room for one reduction
+		}
+		gates = append(gates, g)
+	}
+	p.Skipped = make([]SkippedUnit, 0, n) // every unit is skipped at most once
+	store := make([]SelectedUnit, 0, survivors)
+	pl.reasons = make([]string, 0, reasonSlots)
+	for i := range m.Units {
+		u, g := &pl.m.Units[i], &gates[i]
+		if g.skip != "" {
+			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: g.skip})
 			continue
 		}
-		s := pl.reduce(u, score, reasons)
+		store = append(store, SelectedUnit{})
+		s := &store[len(store)-1]
+		pl.reduce(s, u, g.score(), pl.scoreReasons(g))
 		if o.strict && !s.LoadEligible {
 			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: s.Reasons[len(s.Reasons)-1], Governance: s.Governance})
-			continue
+			store = store[:len(store)-1]
 		}
-		store = append(store, candidate{unit: s})
 	}
-	candidates := make([]*candidate, len(store))
+	var orderBuf [smallManifest]int32
+	order := orderBuf[:0]
+	if len(store) > smallManifest {
+		order = make([]int32, 0, len(store))
+	}
 	for i := range store {
-		candidates[i] = &store[i]
+		order = append(order, int32(i))
 	}
-	// Score descending, then id in localeCompare order; stable.
-	slices.SortStableFunc(candidates, func(a, b *candidate) int {
-		if a.unit.Score != b.unit.Score {
-			return b.unit.Score - a.unit.Score
-		}
-		return a.compareID(b)
-	})
+	sortCandidates(store, order)
 
-	w := pl.walk(candidates)
-	p.Selected = make([]SelectedUnit, 0, len(w.accepted))
-	for _, c := range w.accepted {
-		p.Selected = append(p.Selected, c.unit)
-	}
-	p.Skipped = append(p.Skipped, w.skipped...)
+	w := pl.walk(store, order, &p.Skipped)
+	p.Selected = gather(store, w.accepted)
 	if w.beyondMax > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d relevant unit(s) beyond maxUnits=%s not selected", w.beyondMax, formatJSNumber(o.maxUnits)))
+		p.Warnings = append(p.Warnings, strconv.Itoa(w.beyondMax)+" relevant unit(s) beyond maxUnits="+formatJSNumber(o.maxUnits)+" not selected")
 	}
 	if o.contextBudget != nil && w.unmeasured > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d selected unit(s) declare no size — the context projection is a lower bound (unmeasured)", w.unmeasured))
+		p.Warnings = append(p.Warnings, strconv.Itoa(w.unmeasured)+" selected unit(s) declare no size — the context projection is a lower bound (unmeasured)")
 	}
-	p.Budget = pl.budgetSummary(w.accepted)
-	p.Context = pl.contextSummary(w.accepted)
+	p.Budget = pl.budgetSummary(p.Selected)
+	p.Context = pl.contextSummary(p.Selected)
 	p.Federation = pl.federation()
 	return p
 }
@@ -111,6 +123,10 @@ type planner struct {
 
 	requiresAttestation bool
 	agentCanAttest      bool
+
+	// reasons is one backing array for every survivor's reasons, handed
+	// out in capacity-limited pieces (see scoreReasons).
+	reasons []string
 }
 
 func newPlanner(m Manifest, o effective, terms []string) planner {
@@ -205,47 +221,98 @@ func (pl *planner) trust() PlanTrust {
 	return t
 }
 
+// gate is the outcome of the cascade for one unit: the first failing
+// gate's reason, or the task-term hits that make up its score.
+type gate struct {
+	skip string
+	hits termHits
+}
+
+// termHits counts the task terms found in a unit's intent, triggers and
+// id/path.
+type termHits struct{ intent, trigger, idPath int }
+
+func (h termHits) score() int { return 3*h.intent + 4*h.trigger + 2*h.idPath }
+
+func (h termHits) reasonCount() int {
+	n := 0
+	for _, c := range [...]int{h.intent, h.trigger, h.idPath} {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// appendReasons appends the score reasons of h.
+func (h termHits) appendReasons(reasons []string) []string {
+	if h.intent > 0 {
+		reasons = append(reasons, countReason(intentReasons, intentPrefix, h.intent))
+	}
+	if h.trigger > 0 {
+		reasons = append(reasons, countReason(triggerReasons, triggerPrefix, h.trigger))
+	}
+	if h.idPath > 0 {
+		reasons = append(reasons, countReason(idPathReasons, idPathPrefix, h.idPath))
+	}
+	return reasons
+}
+
+func (g *gate) score() int { return g.hits.score() }
+
+// scoreReasons returns g's score reasons in the next piece of pl.reasons,
+// its capacity limited to them plus one reduction, so appending more
+// reductions reallocates instead of overwriting a neighbour.
+func (pl *planner) scoreReasons(g *gate) []string {
+	n := g.hits.reasonCount() + 1
+	if cap(pl.reasons)-len(pl.reasons) < n {
+		pl.reasons = make([]string, 0, n) // not reached: Plan sizes pl.reasons
+	}
+	l := len(pl.reasons)
+	pl.reasons = pl.reasons[:l+n]
+	return g.hits.appendReasons(pl.reasons[l : l : l+n])
+}
+
 // cascade runs the skip gates of §3.4 in order and returns the first
-// failing gate's reason, or the unit's score and score reasons when it
-// passes them all.
-func (pl *planner) cascade(u *Unit) (score int, reasons []string, skip string) {
+// failing gate's reason, or the unit's term hits when it passes them all.
+func (pl *planner) cascade(u *Unit) gate {
 	role := pl.o.role
 	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) {
-		return 0, nil, fmt.Sprintf("audience %s excludes role '%s'", jsonStringArray(u.Audience), role)
+		return gate{skip: "audience " + jsonStringArray(u.Audience) + " excludes role '" + role + "'"}
 	}
 	for _, n := range u.NotFor {
 		lower := jsLower(n)
 		for _, t := range pl.terms {
 			if strings.Contains(lower, t) {
-				return 0, nil, fmt.Sprintf("not_for declares it does not serve '%s'", n)
+				return gate{skip: "not_for declares it does not serve '" + n + "'"}
 			}
 		}
 	}
 	if t := u.Temporal; t != nil {
 		if t.ValidFrom != "" && compareUTF16(t.ValidFrom, pl.o.asOf) > 0 {
-			return 0, nil, "not active until " + t.ValidFrom
+			return gate{skip: "not active until " + t.ValidFrom}
 		}
 		if t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0 {
-			reason := "expired " + t.ValidUntil
 			if t.SupersededBy != "" {
-				reason += " (superseded by " + t.SupersededBy + ")"
+				return gate{skip: "expired " + t.ValidUntil + " (superseded by " + t.SupersededBy + ")"}
 			}
-			return 0, nil, reason
+			return gate{skip: "expired " + t.ValidUntil}
 		}
 	}
 	if isTrue(u.Deprecated) {
-		return 0, nil, reasonDeprecated
+		return gate{skip: reasonDeprecated}
 	}
 	if t := u.Temporal; t != nil && t.SupersededBy != "" {
 		if succ, ok := pl.unitByID(t.SupersededBy); ok && !isTrue(succ.Deprecated) &&
 			pl.activeAt(succ) && (len(succ.Audience) == 0 || slices.Contains(succ.Audience, role)) {
-			return 0, nil, fmt.Sprintf("superseded by %s (successor active)", t.SupersededBy)
+			return gate{skip: "superseded by " + t.SupersededBy + " (successor active)"}
 		}
 	}
-	if score, reasons = scoreTerms(u, pl.terms); score == 0 {
-		return 0, nil, reasonNotRelevant
+	h := countHits(u, pl.terms)
+	if h.score() == 0 {
+		return gate{skip: reasonNotRelevant}
 	}
-	return score, reasons, ""
+	return gate{hits: h}
 }
 
 // activeAt reports valid_from ≤ asOf ≤ valid_until, bounds inclusive and
@@ -271,42 +338,38 @@ func scoreUnit(u Unit, terms []string) (int, []string) { return scoreTerms(&u, t
 
 // scoreTerms is scoreUnit without copying the unit.
 func scoreTerms(u *Unit, terms []string) (int, []string) {
+	h := countHits(u, terms)
+	if h.score() == 0 {
+		return 0, nil
+	}
+	return h.score(), h.appendReasons(make([]string, 0, 4)) // room for the score reasons and a reduction
+}
+
+// countHits counts the term hits of §3.3 in u.
+func countHits(u *Unit, terms []string) termHits {
 	intent := lowerView(u.Intent)
 	// Terms never contain a space, and the space isolates the final-sigma
 	// context of each side, so matching id and path apart is the same as
 	// matching the lower-cased "id path".
 	id, path := lowerView(u.ID), lowerView(u.Path)
-	var buf [8]string
+	var buf [8]lowered
 	triggers := buf[:0]
 	for _, tr := range u.Triggers {
-		triggers = append(triggers, jsLower(tr))
+		triggers = append(triggers, lowerView(tr))
 	}
-	var intentHits, triggerHits, idHits int
+	var h termHits
 	for _, t := range terms {
 		if intent.contains(t) {
-			intentHits++
+			h.intent++
 		}
 		if triggerMatches(triggers, t) {
-			triggerHits++
+			h.trigger++
 		}
 		if id.contains(t) || path.contains(t) {
-			idHits++
+			h.idPath++
 		}
 	}
-	if intentHits+triggerHits+idHits == 0 {
-		return 0, nil
-	}
-	reasons := make([]string, 0, 4) // room for the score reasons and a reduction
-	if intentHits > 0 {
-		reasons = append(reasons, countReason(intentReasons, intentPrefix, intentHits))
-	}
-	if triggerHits > 0 {
-		reasons = append(reasons, countReason(triggerReasons, triggerPrefix, triggerHits))
-	}
-	if idHits > 0 {
-		reasons = append(reasons, countReason(idPathReasons, idPathPrefix, idHits))
-	}
-	return 3*intentHits + 4*triggerHits + 2*idHits, reasons
+	return h
 }
 
 // lowered is jsLower(s) for substring tests, without allocating for ASCII
@@ -331,6 +394,26 @@ func (l lowered) contains(term string) bool {
 		return strings.Contains(l.s, term)
 	}
 	return containsFoldASCII(l.s, term)
+}
+
+// within reports whether the lower-cased text occurs in term (which is
+// already lower case).
+func (l lowered) within(term string) bool {
+	if !l.fold {
+		return strings.Contains(term, l.s)
+	}
+	return containsLowerOfASCII(term, l.s)
+}
+
+// containsLowerOfASCII is strings.Contains(term, strings.ToLower(s)) for
+// an ASCII s.
+func containsLowerOfASCII(term, s string) bool {
+	for i := 0; i+len(s) <= len(term); i++ {
+		if hasLowerPrefix(s, term[i:i+len(s)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsFoldASCII is strings.Contains(strings.ToLower(s), term) for an
@@ -359,9 +442,9 @@ func hasLowerPrefix(s, term string) bool {
 
 // triggerMatches reports a trigger inside the term or the term inside a
 // trigger.
-func triggerMatches(triggers []string, term string) bool {
+func triggerMatches(triggers []lowered, term string) bool {
 	for _, tr := range triggers {
-		if strings.Contains(tr, term) || strings.Contains(term, tr) {
+		if tr.contains(term) || tr.within(term) {
 			return true
 		}
 	}
