@@ -1,7 +1,6 @@
 package kcp
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
@@ -28,6 +27,7 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 	skip := func(u *SelectedUnit, reason string) {
 		*skipped = append(*skipped, SkippedUnit{ID: u.ID, Reason: reason, Governance: u.Governance})
 	}
+	var msg [160]byte // reasons are built here and copied out once
 	for _, c := range sorted {
 		u := &store[c]
 		if float64(len(w.accepted)) >= pl.o.maxUnits {
@@ -37,13 +37,18 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 		if budget != nil && u.LoadEligible {
 			if price := u.Payment.PricePerRequest; price != nil && *price > 0 {
 				if cur := u.Payment.Currency; cur == nil || *cur != pl.o.currency {
-					skip(u, fmt.Sprintf("over budget: costs %s, budget is in %s", jsTemplate(u.Payment.Cost), pl.o.currency))
+					skip(u, "over budget: costs "+jsTemplate(u.Payment.Cost)+", budget is in "+pl.o.currency)
 					continue
 				}
 				if budget.Spent+spend+*price > budget.Amount+1e-9 {
-					skip(u, fmt.Sprintf("over budget: %s would exceed remaining %s of %s %s",
-						formatJSNumber(*price), formatJSNumber(money(budget.Amount-budget.Spent-spend)),
-						formatJSNumber(budget.Amount), pl.o.currency))
+					b := append(msg[:0], "over budget: "...)
+					b = appendJSNumber(b, *price)
+					b = append(b, " would exceed remaining "...)
+					b = appendJSNumber(b, money(budget.Amount-budget.Spent-spend))
+					b = append(b, " of "...)
+					b = appendJSNumber(b, budget.Amount)
+					b = append(b, ' ')
+					skip(u, string(append(b, pl.o.currency...)))
 					continue
 				}
 				spend += *price
@@ -58,8 +63,12 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 			case !measured:
 				w.unmeasured++
 			case usedTokens+tokens > *ceiling+1e-9:
-				skip(u, fmt.Sprintf("over context budget: %s tokens would exceed remaining %s of %s",
-					formatTokens(tokens), formatTokens(*ceiling-usedTokens), formatTokens(*ceiling)))
+				b := append(msg[:0], "over context budget: "...)
+				b = appendTokens(b, tokens)
+				b = append(b, " tokens would exceed remaining "...)
+				b = appendTokens(b, *ceiling-usedTokens)
+				b = append(b, " of "...)
+				skip(u, string(appendTokens(b, *ceiling)))
 				continue
 			default:
 				usedTokens += tokens

@@ -81,7 +81,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 
 	// a. skills and playbooks need an explicit grant (§4.3a).
 	if (u.Kind == "skill" || u.Kind == "playbook") && !isTrue(u.LoadEligible) {
-		fail(fmt.Sprintf("kind: %s not invoke-eligible: no explicit eligibility grant", u.Kind))
+		fail("kind: " + u.Kind + " not invoke-eligible: no explicit eligibility grant")
 	}
 	if u.Kind == "playbook" && s.LoadEligible {
 		// b. a grant on a playbook does not compose to its steps (§4.3c).
@@ -101,7 +101,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 		// d. proposed spend against action_scope.spend (§4.3a.1).
 		s.Spend = pl.spendCheck(u, sp)
 		if s.Spend != nil && !s.Spend.Within && s.LoadEligible {
-			fail(fmt.Sprintf("step '%s' %s — §4.3a.1", s.Spend.Step, s.Spend.Detail))
+			fail("step '" + s.Spend.Step + "' " + s.Spend.Detail + " — §4.3a.1")
 		}
 	}
 	if a := pl.o.action; a != nil && (a.Tool != "" || a.Path != "" || a.Capability != "") {
@@ -109,8 +109,8 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 		s.ProhibitedAttempts = pl.denyCheck(u, a)
 		if len(s.ProhibitedAttempts) > 0 {
 			pa := s.ProhibitedAttempts[0]
-			fail(fmt.Sprintf("step '%s' attempts '%s' (%s), denied by %s — refused finally, not grantable (§4.3b, RFC-0030)",
-				pa.Step, pa.Token, pa.Dimension, pa.DeniedBy))
+			fail("step '" + pa.Step + "' attempts '" + pa.Token + "' (" + pa.Dimension + "), denied by " + pa.DeniedBy +
+				" — refused finally, not grantable (§4.3b, RFC-0030)")
 		}
 	}
 	// f. escalation grant requests (§3.14): structured only.
@@ -131,15 +131,15 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	}
 	// i. access is an authorization dimension; payment does not replace it (§4.11).
 	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
-		reason := fmt.Sprintf("access '%s': agent holds no credentials", u.Access)
+		reason := "access '" + u.Access + "': agent holds no credentials"
 		if u.Access == "restricted" {
 			fail(reason)
 		} else {
 			s.Reasons = append(s.Reasons, reason)
 		}
 		if s.Payment.Method == "x402" {
-			s.Reasons = append(s.Reasons, fmt.Sprintf(
-				"hint: '%s' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)", u.Access))
+			s.Reasons = append(s.Reasons,
+				"hint: '"+u.Access+"' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)")
 		}
 	}
 }
@@ -153,7 +153,7 @@ func (pl *planner) playbookComposition(u *Unit) string {
 		}
 		target, ok := pl.unitByID(st.Uses)
 		if ok && !isTrue(target.LoadEligible) {
-			return fmt.Sprintf("step '%s' uses '%s', which is not invoke-eligible — a grant on a playbook does not compose to the units its steps name (§4.3c)", st.ID, st.Uses)
+			return "step '" + st.ID + "' uses '" + st.Uses + "', which is not invoke-eligible — a grant on a playbook does not compose to the units its steps name (§4.3c)"
 		}
 	}
 	return ""
@@ -173,26 +173,27 @@ func (pl *planner) authority(u *Unit) (*AuthorityBinding, string) {
 		scale = defaultAuthorityScale
 	}
 	rank := func(level string) int { return slices.Index(scale, level) }
-	var bound *AuthorityBinding
-	for _, c := range []AuthorityBinding{
+	var b AuthorityBinding
+	for _, c := range [...]AuthorityBinding{
 		{Ceiling: u.AuthorityLevel, BoundBy: "playbook authority_level"},
 		{Ceiling: pl.o.grantCeiling, BoundBy: "agent grant_ceiling"},
 	} {
-		if c.Ceiling != "" && (bound == nil || rank(c.Ceiling) < rank(bound.Ceiling)) {
-			bound = &c
+		if c.Ceiling != "" && (b.Ceiling == "" || rank(c.Ceiling) < rank(b.Ceiling)) {
+			b = c
 		}
 	}
-	if bound == nil {
+	if b.Ceiling == "" {
 		return nil, ""
 	}
+	bound := &b
 	ceiling := rank(bound.Ceiling)
 	for _, st := range u.Steps {
 		if st.AuthorityLevel == "" {
 			continue
 		}
 		if r := rank(st.AuthorityLevel); r < 0 || r > ceiling {
-			return bound, fmt.Sprintf("step '%s' requires '%s' authority, above the resolved ceiling '%s' (bound by %s) — §3.13",
-				st.ID, st.AuthorityLevel, bound.Ceiling, bound.BoundBy)
+			return bound, "step '" + st.ID + "' requires '" + st.AuthorityLevel + "' authority, above the resolved ceiling '" +
+				bound.Ceiling + "' (bound by " + bound.BoundBy + ") — §3.13"
 		}
 	}
 	return bound, ""
@@ -202,23 +203,26 @@ func (pl *planner) authority(u *Unit) (*AuthorityBinding, string) {
 // and the units whose action_scope binds it. A unit without steps is its
 // own single step.
 type invocationStep struct {
-	name    string
-	binders []*Unit // the unit itself first, then the unit its step uses
+	name  string
+	units [2]*Unit // the unit itself first, then the unit its step uses
+	n     int      // how many of units bind
 }
 
-func (pl *planner) invocationSteps(u *Unit) []invocationStep {
+func (st *invocationStep) binders() []*Unit { return st.units[:st.n] }
+
+// invocationSteps appends u's steps to buf.
+func (pl *planner) invocationSteps(u *Unit, buf []invocationStep) []invocationStep {
 	if len(u.Steps) == 0 {
-		return []invocationStep{{name: u.ID, binders: []*Unit{u}}}
+		return append(buf, invocationStep{name: u.ID, units: [2]*Unit{u}, n: 1})
 	}
-	steps := make([]invocationStep, 0, len(u.Steps))
 	for _, st := range u.Steps {
-		is := invocationStep{name: st.ID, binders: []*Unit{u}}
+		is := invocationStep{name: st.ID, units: [2]*Unit{u}, n: 1}
 		if used, ok := pl.unitByID(st.Uses); ok && st.Uses != "" && used.ID != u.ID {
-			is.binders = append(is.binders, used)
+			is.units[1], is.n = used, 2
 		}
-		steps = append(steps, is)
+		buf = append(buf, is)
 	}
-	return steps
+	return buf
 }
 
 // spendCheck checks the proposed spend against the spend ceiling that
@@ -227,10 +231,12 @@ func (pl *planner) invocationSteps(u *Unit) []invocationStep {
 // else the last check made, else nil when no ceiling applies.
 func (pl *planner) spendCheck(u *Unit, sp *SpendProposal) *SpendCheck {
 	var last *SpendCheck
-	for _, st := range pl.invocationSteps(u) {
+	var buf [4]invocationStep
+	for _, st := range pl.invocationSteps(u, buf[:0]) {
 		var ceiling *SpendScope
-		for i := len(st.binders) - 1; i >= 0 && ceiling == nil; i-- {
-			if as := st.binders[i].ActionScope; as != nil {
+		binders := st.binders()
+		for i := len(binders) - 1; i >= 0 && ceiling == nil; i-- {
+			if as := binders[i].ActionScope; as != nil {
 				ceiling = as.Spend
 			}
 		}
@@ -278,13 +284,14 @@ func orDefault(s, def string) string {
 // capabilities, and returns every denied attempt in that order.
 func (pl *planner) denyCheck(u *Unit, a *ActionProposal) []ProhibitedAttempt {
 	var out []ProhibitedAttempt
-	for _, st := range pl.invocationSteps(u) {
-		for _, binder := range st.binders {
+	var buf [4]invocationStep
+	for _, st := range pl.invocationSteps(u, buf[:0]) {
+		for _, binder := range st.binders() {
 			as := binder.ActionScope
 			if as == nil || as.Deny == nil {
 				continue
 			}
-			by := fmt.Sprintf("%s '%s' action_scope.deny", orDefault(binder.Kind, "unit"), binder.ID)
+			by := orDefault(binder.Kind, "unit") + " '" + binder.ID + "' action_scope.deny"
 			d := as.Deny
 			if a.Tool != "" && slices.Contains(d.Tools, a.Tool) {
 				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Tool, Dimension: "tool", DeniedBy: by})
@@ -356,11 +363,15 @@ func planPayment(p *Payment, supported []string) PaymentChoice {
 		case "free":
 			return PaymentChoice{Method: "free", Affordable: true}
 		case "x402":
-			cost := jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request"
-			choice := PaymentChoice{Method: "x402", Cost: &cost, Currency: md.Currency, Affordable: true}
+			// The cost and the price share one allocation.
+			box := &struct {
+				cost  string
+				price float64
+			}{cost: jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request"}
+			choice := PaymentChoice{Method: "x402", Cost: &box.cost, Currency: md.Currency, Affordable: true}
 			if md.PricePerRequest != nil {
-				if n := jsNumberFromString(*md.PricePerRequest); n == n {
-					choice.PricePerRequest = &n
+				if box.price = jsNumberFromString(*md.PricePerRequest); box.price == box.price {
+					choice.PricePerRequest = &box.price
 				}
 			}
 			return choice

@@ -30,19 +30,21 @@ const (
 // greedily under maxUnits and the money and context ceilings.
 func Plan(task string, m Manifest, opts Options) AgentPlan {
 	o := resolveOptions(opts)
-	pl := newPlanner(m, o, Terms(task))
+	// The terms live in scratch until the cascade has counted the reasons:
+	// then one array holds both (see below).
+	var termBuf [16]string
+	terms := appendTerms(termBuf[:0], jsLower(task))
+	pl := newPlanner(m, o)
 	p := AgentPlan{
 		Task:        task,
-		TaskTerms:   pl.terms,
 		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256, Signed: m.Signing != nil},
 		Environment: o.env,
 		AsOf:        o.asOf,
-		Options:     echoOptions(o),
 		Selected:    []SelectedUnit{},
 		Skipped:     []SkippedUnit{},
 		Warnings:    []string{},
 	}
-	if len(pl.terms) == 0 {
+	if len(terms) == 0 {
 		p.Warnings = append(p.Warnings, warnNoTerms)
 	}
 	var warning string
@@ -62,16 +64,23 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	}
 	survivors, reasonSlots := 0, 0
 	for i := range m.Units {
-		g := pl.cascade(&pl.m.Units[i]) // read-only: the manifest is never modified
+		g := pl.cascade(&pl.m.Units[i], terms) // read-only: the manifest is never modified
 		if g.skip == "" {
 			survivors++
 			reasonSlots += g.hits.reasonCount() + 1 // room for one reduction
 		}
 		gates = append(gates, g)
 	}
+	// One array holds the task terms, the echoed option lists and every
+	// survivor's reasons.
+	nt := len(terms)
+	words := make([]string, 0, nt+len(o.methods)+len(o.credentials)+reasonSlots)
+	words = append(words, terms...)
+	p.TaskTerms = words[:nt:nt]
+	p.Options = echoOptions(o, &words)
+	pl.reasons = words[len(words):]
 	p.Skipped = make([]SkippedUnit, 0, n) // every unit is skipped at most once
 	store := make([]SelectedUnit, 0, survivors)
-	pl.reasons = make([]string, 0, reasonSlots)
 	for i := range m.Units {
 		u, g := &pl.m.Units[i], &gates[i]
 		if g.skip != "" {
@@ -112,9 +121,8 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 
 // planner holds the per-call lookups; it never writes to the manifest.
 type planner struct {
-	m     Manifest
-	o     effective
-	terms []string
+	m Manifest
+	o effective
 	// byID indexes m.Units for manifests larger than smallManifest (a
 	// linear scan is cheaper below). Successor and step lookups take the
 	// first unit with an id, the size lookup the last (the reference uses
@@ -129,8 +137,8 @@ type planner struct {
 	reasons []string
 }
 
-func newPlanner(m Manifest, o effective, terms []string) planner {
-	pl := planner{m: m, o: o, terms: terms}
+func newPlanner(m Manifest, o effective) planner {
+	pl := planner{m: m, o: o}
 	if len(m.Units) > smallManifest {
 		pl.byID = make(map[string]unitIndex, len(m.Units))
 		for i, u := range m.Units {
@@ -183,29 +191,53 @@ func (pl *planner) unitByID(id string) (*Unit, bool) {
 	return &pl.m.Units[ix.first], true
 }
 
-func echoOptions(o effective) PlanOptions {
-	return PlanOptions{
+// echoOptions copies the effective options into the plan, so it does
+// not alias the caller's. The two lists are appended to *strs, whose
+// capacity must hold them, and the four optional values share one
+// allocation.
+func echoOptions(o effective, strs *[]string) PlanOptions {
+	po := PlanOptions{
 		Role:                o.role,
-		PaymentMethods:      slices.Clone(o.methods),
-		Credentials:         slices.Clone(o.credentials),
+		PaymentMethods:      cloneInto(strs, o.methods),
+		Credentials:         cloneInto(strs, o.credentials),
 		AttestationProvider: o.attest,
 		MaxUnits:            o.maxUnits,
 		Strict:              o.strict,
-		Budget:              clonePtr(o.budget),
-		ContextBudget:       clonePtr(o.contextBudget),
 		GrantCeiling:        o.grantCeiling,
-		Spend:               clonePtr(o.spend),
-		Action:              clonePtr(o.action),
 	}
+	if o.budget == nil && o.contextBudget == nil && o.spend == nil && o.action == nil {
+		return po
+	}
+	box := new(struct {
+		budget        Budget
+		contextBudget float64
+		spend         SpendProposal
+		action        ActionProposal
+	})
+	if o.budget != nil {
+		box.budget, po.Budget = *o.budget, &box.budget
+	}
+	if o.contextBudget != nil {
+		box.contextBudget, po.ContextBudget = *o.contextBudget, &box.contextBudget
+	}
+	if o.spend != nil {
+		box.spend, po.Spend = *o.spend, &box.spend
+	}
+	if o.action != nil {
+		box.action, po.Action = *o.action, &box.action
+	}
+	return po
 }
 
-// clonePtr copies *p so the plan does not alias the caller's options.
-func clonePtr[T any](p *T) *T {
-	if p == nil {
+// cloneInto is slices.Clone(s) stored at the end of *strs, which must
+// have room for it; the result's capacity is its length.
+func cloneInto(strs *[]string, s []string) []string {
+	if s == nil {
 		return nil
 	}
-	v := *p
-	return &v
+	l := len(*strs)
+	*strs = append(*strs, s...)
+	return (*strs)[l:len(*strs):len(*strs)]
 }
 
 func (pl *planner) trust() PlanTrust {
@@ -275,14 +307,16 @@ func (pl *planner) scoreReasons(g *gate) []string {
 
 // cascade runs the skip gates of §3.4 in order and returns the first
 // failing gate's reason, or the unit's term hits when it passes them all.
-func (pl *planner) cascade(u *Unit) gate {
+func (pl *planner) cascade(u *Unit, terms []string) gate {
 	role := pl.o.role
 	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) {
-		return gate{skip: "audience " + jsonStringArray(u.Audience) + " excludes role '" + role + "'"}
+		var buf [160]byte
+		r := appendJSONStringArray(append(buf[:0], "audience "...), u.Audience)
+		return gate{skip: string(append(append(append(r, " excludes role '"...), role...), '\''))}
 	}
 	for _, n := range u.NotFor {
 		lower := jsLower(n)
-		for _, t := range pl.terms {
+		for _, t := range terms {
 			if strings.Contains(lower, t) {
 				return gate{skip: "not_for declares it does not serve '" + n + "'"}
 			}
@@ -308,7 +342,7 @@ func (pl *planner) cascade(u *Unit) gate {
 			return gate{skip: "superseded by " + t.SupersededBy + " (successor active)"}
 		}
 	}
-	h := countHits(u, pl.terms)
+	h := countHits(u, terms)
 	if h.score() == 0 {
 		return gate{skip: reasonNotRelevant}
 	}

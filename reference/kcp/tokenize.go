@@ -21,10 +21,14 @@ func init() {
 // (so combining marks separate), keep tokens longer than two UTF-16 code
 // units that are not stopwords. Duplicates are kept, in order.
 func Terms(text string) []string {
-	lower := jsLower(text)
 	// A kept term has at least 3 bytes and terms are separated, so there
 	// are at most (len+1)/4 of them: out never grows.
-	out := make([]string, 0, (len(lower)+1)/4)
+	lower := jsLower(text)
+	return appendTerms(make([]string, 0, (len(lower)+1)/4), lower)
+}
+
+// appendTerms appends the terms of lower, a jsLower result, to out.
+func appendTerms(out []string, lower string) []string {
 	start := -1 // start of the current token, -1 between tokens
 	for i, r := range lower {
 		switch {
