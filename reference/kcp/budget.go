@@ -110,6 +110,15 @@ func (pl *planner) budgetSummary(accepted []SelectedUnit) BudgetSummary {
 		b.RequestsPerMinute = tier.RequestsPerMinute
 	}
 	var sum float64
+	costs := 0
+	for i := range accepted {
+		if accepted[i].LoadEligible && accepted[i].Payment.Cost != nil {
+			costs++
+		}
+	}
+	if costs > 0 {
+		b.PerRequestCosts = make([]UnitCost, 0, costs)
+	}
 	for i := range accepted {
 		u := &accepted[i]
 		if !u.LoadEligible {
@@ -127,18 +136,16 @@ func (pl *planner) budgetSummary(accepted []SelectedUnit) BudgetSummary {
 		b.Note = "no money ceiling given; paid units are planned at their declared prices"
 		return b
 	}
-	// The four reported numbers share one allocation.
-	v := new([4]float64)
-	ceiling, projected, remaining, spent := &v[0], &v[1], &v[2], &v[3]
-	*ceiling, *projected = budget.Amount, money(sum)
-	*remaining = money(budget.Amount - budget.Spent - *projected)
-	b.Ceiling, b.ProjectedSpend, b.Remaining, b.Currency = ceiling, projected, remaining, pl.o.currency
+	projected := money(sum)
+	b.Ceiling, b.ProjectedSpend = pl.newFloat(budget.Amount), pl.newFloat(projected)
+	b.Remaining, b.Currency = pl.newFloat(money(budget.Amount-budget.Spent-projected)), pl.o.currency
 	if budget.Spent > 0 {
-		*spent = budget.Spent
-		b.AlreadyCommitted = spent
+		b.AlreadyCommitted = pl.newFloat(budget.Spent)
 	}
-	b.Note = "greedy by score under a ceiling of " + formatJSNumber(*ceiling) + " " + pl.o.currency +
-		"; a unit that would exceed it is skipped"
+	var buf [160]byte
+	note := appendJSNumber(append(buf[:0], "greedy by score under a ceiling of "...), budget.Amount)
+	note = append(append(note, ' '), pl.o.currency...)
+	b.Note = string(append(note, "; a unit that would exceed it is skipped"...))
 	return b
 }
 
@@ -164,9 +171,9 @@ func (pl *planner) contextSummary(accepted []SelectedUnit) ContextSummary {
 		c.Note = "no context budget given; sizes come from size_tokens, else bytes/4 (approximate)"
 		return c
 	}
-	v := &[3]float64{*ceiling, projected, *ceiling - projected} // one allocation for the three
-	c.Ceiling, c.ProjectedTokens, c.Remaining = &v[0], &v[1], &v[2]
-	c.Note = "greedy by score under a ceiling of " + formatTokens(v[0]) +
-		" tokens; sizes come from size_tokens, else bytes/4 (approximate)"
+	c.Ceiling, c.ProjectedTokens, c.Remaining = pl.newFloat(*ceiling), pl.newFloat(projected), pl.newFloat(*ceiling-projected)
+	var buf [160]byte
+	note := appendTokens(append(buf[:0], "greedy by score under a ceiling of "...), *ceiling)
+	c.Note = string(append(note, " tokens; sizes come from size_tokens, else bytes/4 (approximate)"...))
 	return c
 }

@@ -2,6 +2,7 @@ package kcp
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
@@ -125,7 +126,15 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	if pay == nil {
 		pay = pl.m.Payment
 	}
-	s.Payment = planPayment(pay, pl.o.methods)
+	var cost string
+	var price float64
+	s.Payment, cost, price = planPayment(pay, pl.o.methods)
+	if s.Payment.Method == "x402" {
+		s.Payment.Cost = pl.newString(cost)
+		if price == price {
+			s.Payment.PricePerRequest = pl.newFloat(price)
+		}
+	}
 	if !s.Payment.Affordable {
 		fail("unaffordable: " + s.Payment.Method)
 	}
@@ -350,10 +359,12 @@ func grantRequests(u *Unit) []GrantRequest {
 
 // planPayment picks the first declared method the agent supports. No
 // declared method means free; none supported means unaffordable, with
-// method "needs <non-free types joined by ' or '>".
-func planPayment(p *Payment, supported []string) PaymentChoice {
+// method "needs <non-free types joined by ' or '>". For x402 it also
+// returns the cost text and the price (NaN when there is none), which the
+// caller stores in Cost and PricePerRequest.
+func planPayment(p *Payment, supported []string) (choice PaymentChoice, cost string, price float64) {
 	if p == nil || len(p.Methods) == 0 {
-		return PaymentChoice{Method: "free", Affordable: true}
+		return PaymentChoice{Method: "free", Affordable: true}, "", 0
 	}
 	for _, md := range p.Methods {
 		if !slices.Contains(supported, md.Type) {
@@ -361,22 +372,16 @@ func planPayment(p *Payment, supported []string) PaymentChoice {
 		}
 		switch md.Type {
 		case "free":
-			return PaymentChoice{Method: "free", Affordable: true}
+			return PaymentChoice{Method: "free", Affordable: true}, "", 0
 		case "x402":
-			// The cost and the price share one allocation.
-			box := &struct {
-				cost  string
-				price float64
-			}{cost: jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request"}
-			choice := PaymentChoice{Method: "x402", Cost: &box.cost, Currency: md.Currency, Affordable: true}
+			cost = jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request"
+			price = math.NaN()
 			if md.PricePerRequest != nil {
-				if box.price = jsNumberFromString(*md.PricePerRequest); box.price == box.price {
-					choice.PricePerRequest = &box.price
-				}
+				price = jsNumberFromString(*md.PricePerRequest)
 			}
-			return choice
+			return PaymentChoice{Method: "x402", Currency: md.Currency, Affordable: true}, cost, price
 		default:
-			return PaymentChoice{Method: md.Type, Affordable: true}
+			return PaymentChoice{Method: md.Type, Affordable: true}, "", 0
 		}
 	}
 	var needs []string
@@ -385,7 +390,7 @@ func planPayment(p *Payment, supported []string) PaymentChoice {
 			needs = append(needs, md.Type)
 		}
 	}
-	return PaymentChoice{Method: "needs " + strings.Join(needs, " or "), Affordable: false}
+	return PaymentChoice{Method: "needs " + strings.Join(needs, " or "), Affordable: false}, "", 0
 }
 
 // jsTemplate is `${v}` for an optional string: undefined prints as

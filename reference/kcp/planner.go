@@ -74,12 +74,20 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	// One array holds the task terms, the echoed option lists and every
 	// survivor's reasons.
 	nt := len(terms)
-	words := make([]string, 0, nt+len(o.methods)+len(o.credentials)+reasonSlots)
+	words := make([]string, 0, nt+len(o.methods)+len(o.credentials)+reasonSlots+survivors)
 	words = append(words, terms...)
 	p.TaskTerms = words[:nt:nt]
 	p.Options = echoOptions(o, &words)
-	pl.reasons = words[len(words):]
-	p.Skipped = make([]SkippedUnit, 0, n) // every unit is skipped at most once
+	l := len(words)
+	pl.reasons, pl.strs = words[l:l:l+reasonSlots], words[l+reasonSlots:l+reasonSlots] // a cost per survivor
+	pl.floatCap = survivors + 7                                                        // a price per survivor, the budget's four and the context's three
+	// Every unit is skipped at most once; survivors only under strict or
+	// a ceiling.
+	skips := n - survivors
+	if o.strict || o.budget != nil || o.contextBudget != nil {
+		skips = n
+	}
+	p.Skipped = make([]SkippedUnit, 0, skips)
 	store := make([]SelectedUnit, 0, survivors)
 	for i := range m.Units {
 		u, g := &pl.m.Units[i], &gates[i]
@@ -135,6 +143,31 @@ type planner struct {
 	// reasons is one backing array for every survivor's reasons, handed
 	// out in capacity-limited pieces (see scoreReasons).
 	reasons []string
+	// strs and floats hold the plan's optional values, so that each is
+	// not an allocation of its own (see newString and newFloat);
+	// floatCap sizes floats, allocated on first use.
+	strs     []string
+	floats   []float64
+	floatCap int
+}
+
+// newString returns a pointer to a copy of s in pl.strs.
+func (pl *planner) newString(s string) *string {
+	if len(pl.strs) == cap(pl.strs) {
+		pl.strs = make([]string, 0, 4) // not reached: Plan sizes pl.strs
+	}
+	pl.strs = append(pl.strs, s)
+	return &pl.strs[len(pl.strs)-1]
+}
+
+// newFloat returns a pointer to a copy of x in pl.floats. A full array
+// is replaced, not grown, so earlier pointers stay valid.
+func (pl *planner) newFloat(x float64) *float64 {
+	if len(pl.floats) == cap(pl.floats) {
+		pl.floats = make([]float64, 0, max(pl.floatCap, 4))
+	}
+	pl.floats = append(pl.floats, x)
+	return &pl.floats[len(pl.floats)-1]
 }
 
 func newPlanner(m Manifest, o effective) planner {
