@@ -95,7 +95,7 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: g.skip})
 			continue
 		}
-		store = append(store, SelectedUnit{})
+		store = store[:len(store)+1] // reduce assigns the whole unit
 		s := &store[len(store)-1]
 		pl.reduce(s, u, g.score(), pl.scoreReasons(g))
 		if o.strict && !s.LoadEligible {
