@@ -448,10 +448,16 @@ type lowered struct {
 }
 
 func lowerView(s string) lowered {
-	if isASCII(s) {
-		return lowered{s: s, fold: !isLowerASCII(s)}
+	upper := false
+	for i := 0; i < len(s); i++ { // one pass for isASCII and isLowerASCII
+		switch c := s[i]; {
+		case c >= 0x80:
+			return lowered{s: jsLower(s)}
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		}
 	}
-	return lowered{s: jsLower(s)}
+	return lowered{s: s, fold: upper}
 }
 
 // contains reports whether the lower-cased text contains term (which is
