@@ -45,7 +45,8 @@ func gather(store []SelectedUnit, idx []int32) []SelectedUnit {
 	if len(store) <= smallManifest {
 		at, pos = buf[:len(store)], buf[smallManifest:smallManifest+len(store)]
 	} else {
-		at, pos = make([]int32, len(store)), make([]int32, len(store))
+		both := make([]int32, 2*len(store))
+		at, pos = both[:len(store)], both[len(store):]
 	}
 	for i := range store {
 		at[i], pos[i] = int32(i), int32(i)
