@@ -64,18 +64,16 @@ func gather(store []SelectedUnit, idx []int32) []SelectedUnit {
 	return store[:len(idx):len(idx)]
 }
 
-// reduce applies the eligibility reductions of §3.5 to a relevant unit.
-// The unit stays listed; each failing rule appends its reason and may
-// clear LoadEligible.
+// reduce applies the eligibility reductions of §3.5 to a relevant unit,
+// filling *s, which must be the zero SelectedUnit. The unit stays listed;
+// each failing rule appends its reason and may clear LoadEligible.
 func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string) {
-	*s = SelectedUnit{
-		ID: u.ID, Path: u.Path, Intent: u.Intent,
-		Score:               score,
-		LoadEligible:        true,
-		Reasons:             reasons,
-		RequiresAttestation: pl.requiresAttestation && u.Access == "restricted",
-		ActionScope:         u.ActionScope,
-	}
+	// Field by field: assigning a whole struct literal copies all of it
+	// through the write barrier while the collector runs.
+	s.ID, s.Path, s.Intent = u.ID, u.Path, u.Intent
+	s.Score, s.LoadEligible, s.Reasons = score, true, reasons
+	s.RequiresAttestation = pl.requiresAttestation && u.Access == "restricted"
+	s.ActionScope = u.ActionScope
 	fail := func(reason string) {
 		s.LoadEligible = false
 		s.Reasons = append(s.Reasons, reason)

@@ -95,11 +95,12 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: g.skip})
 			continue
 		}
-		store = store[:len(store)+1] // reduce assigns the whole unit
+		store = store[:len(store)+1] // a zero slot: fresh from make, or cleared below
 		s := &store[len(store)-1]
 		pl.reduce(s, u, g.score(), pl.scoreReasons(g))
 		if o.strict && !s.LoadEligible {
 			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: s.Reasons[len(s.Reasons)-1], Governance: s.Governance})
+			*s = SelectedUnit{}
 			store = store[:len(store)-1]
 		}
 	}
