@@ -125,9 +125,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	if pay == nil {
 		pay = pl.m.Payment
 	}
-	var cost string
-	var price float64
-	s.Payment, cost, price = planPayment(pay, pl.o.methods)
+	cost, price := planPayment(&s.Payment, pay, pl.o.methods)
 	if s.Payment.Method == "x402" {
 		s.Payment.Cost = pl.newString(cost)
 		if price == price {
@@ -358,29 +356,34 @@ func grantRequests(u *Unit) []GrantRequest {
 
 // planPayment picks the first declared method the agent supports. No
 // declared method means free; none supported means unaffordable, with
-// method "needs <non-free types joined by ' or '>". For x402 it also
-// returns the cost text and the price (NaN when there is none), which the
-// caller stores in Cost and PricePerRequest.
-func planPayment(p *Payment, supported []string) (choice PaymentChoice, cost string, price float64) {
+// method "needs <non-free types joined by ' or '>". It fills c, which
+// must be the zero PaymentChoice, except Cost and PricePerRequest: for
+// x402 it returns the cost text and the price (NaN when there is none)
+// for the caller to store there.
+func planPayment(c *PaymentChoice, p *Payment, supported []string) (cost string, price float64) {
 	if p == nil || len(p.Methods) == 0 {
-		return PaymentChoice{Method: "free", Affordable: true}, "", 0
+		c.Method, c.Affordable = "free", true
+		return "", 0
 	}
 	for _, md := range p.Methods {
 		if !slices.Contains(supported, md.Type) {
 			continue
 		}
+		c.Affordable = true
 		switch md.Type {
 		case "free":
-			return PaymentChoice{Method: "free", Affordable: true}, "", 0
+			c.Method = "free"
+			return "", 0
 		case "x402":
-			cost = jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request"
+			c.Method, c.Currency = "x402", md.Currency
 			price = math.NaN()
 			if md.PricePerRequest != nil {
 				price = jsNumberFromString(*md.PricePerRequest)
 			}
-			return PaymentChoice{Method: "x402", Currency: md.Currency, Affordable: true}, cost, price
+			return jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request", price
 		default:
-			return PaymentChoice{Method: md.Type, Affordable: true}, "", 0
+			c.Method = md.Type
+			return "", 0
 		}
 	}
 	var needs []string
@@ -389,7 +392,8 @@ func planPayment(p *Payment, supported []string) (choice PaymentChoice, cost str
 			needs = append(needs, md.Type)
 		}
 	}
-	return PaymentChoice{Method: "needs " + strings.Join(needs, " or "), Affordable: false}, "", 0
+	c.Method = "needs " + strings.Join(needs, " or ")
+	return "", 0
 }
 
 // jsTemplate is `${v}` for an optional string: undefined prints as
