@@ -5,6 +5,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Signal is one confidence signal: a self-report extracted from (or given
@@ -57,7 +58,9 @@ type Verdict struct {
 
 // selfReportPattern is the reference's global, case-insensitive
 // `confidence[:\s]+([0-9]*\.?[0-9]+)\s*(%)?`, with JavaScript's \s.
-var selfReportPattern = regexp.MustCompile(`(?i)confidence[:` + jsSpaceClass + `]+([0-9]*\.?[0-9]+)[` + jsSpaceClass + `]*(%)?`)
+var selfReportPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)confidence[:` + jsSpaceClass + `]+([0-9]*\.?[0-9]+)[` + jsSpaceClass + `]*(%)?`)
+})
 
 const jsSpaceClass = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}\x{feff}`
 
@@ -66,7 +69,7 @@ const jsSpaceClass = `\t\n\v\f\r \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}
 // "confidence: 1.5" is 0.015); the result is clamped to [0,1]. The
 // reasoning quotes the whole line(s) of the match, trimmed.
 func ExtractSelfReport(answer string) (Signal, bool) {
-	matches := selfReportPattern.FindAllStringSubmatchIndex(answer, -1)
+	matches := selfReportPattern().FindAllStringSubmatchIndex(answer, -1)
 	if len(matches) == 0 {
 		return Signal{}, false
 	}

@@ -1,31 +1,35 @@
 package kcp
 
 import (
-	"fmt"
 	"math"
 	"slices"
 )
 
 // walkResult is the outcome of the greedy walk over the sorted candidates.
 type walkResult struct {
-	accepted   []*candidate
-	skipped    []SkippedUnit
+	accepted   []int32 // indices into the store, in final order
 	beyondMax  int
 	unmeasured int // accepted load-eligible units of undeclared size (context budget only)
 }
 
-// walk is §3.6 (it reuses sorted's storage for the accepted units): in sorted order, drop units beyond maxUnits silently,
+// walk is §3.6 over store in sorted order (it reuses sorted's storage for
+// the accepted indices, and appends its skips to *skipped): drop units
+// beyond maxUnits silently,
 // then hold each load-eligible unit to the money ceiling and then to the
 // context ceiling. Money is added before the context check and is not
 // rolled back when the unit is then refused for context (a reference
 // quirk kept on purpose).
-func (pl *planner) walk(sorted []*candidate) walkResult {
+func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]SkippedUnit) walkResult {
 	// accepted is a subsequence of sorted, so it is filtered in place.
 	w := walkResult{accepted: sorted[:0]}
 	var spend, usedTokens float64
 	budget := pl.o.budget
+	skip := func(u *SelectedUnit, reason string) {
+		*skipped = append(*skipped, SkippedUnit{ID: u.ID, Reason: reason, Governance: u.Governance})
+	}
+	var msg [160]byte // reasons are built here and copied out once
 	for _, c := range sorted {
-		u := c.unit
+		u := &store[c]
 		if float64(len(w.accepted)) >= pl.o.maxUnits {
 			w.beyondMax++
 			continue
@@ -33,13 +37,18 @@ func (pl *planner) walk(sorted []*candidate) walkResult {
 		if budget != nil && u.LoadEligible {
 			if price := u.Payment.PricePerRequest; price != nil && *price > 0 {
 				if cur := u.Payment.Currency; cur == nil || *cur != pl.o.currency {
-					w.skip(u, fmt.Sprintf("over budget: costs %s, budget is in %s", jsTemplate(u.Payment.Cost), pl.o.currency))
+					skip(u, "over budget: costs "+jsTemplate(u.Payment.Cost)+", budget is in "+pl.o.currency)
 					continue
 				}
 				if budget.Spent+spend+*price > budget.Amount+1e-9 {
-					w.skip(u, fmt.Sprintf("over budget: %s would exceed remaining %s of %s %s",
-						formatJSNumber(*price), formatJSNumber(money(budget.Amount-budget.Spent-spend)),
-						formatJSNumber(budget.Amount), pl.o.currency))
+					b := append(msg[:0], "over budget: "...)
+					b = appendJSNumber(b, *price)
+					b = append(b, " would exceed remaining "...)
+					b = appendJSNumber(b, money(budget.Amount-budget.Spent-spend))
+					b = append(b, " of "...)
+					b = appendJSNumber(b, budget.Amount)
+					b = append(b, ' ')
+					skip(u, string(append(b, pl.o.currency...)))
 					continue
 				}
 				spend += *price
@@ -49,13 +58,17 @@ func (pl *planner) walk(sorted []*candidate) walkResult {
 			tokens, _, measured := pl.size(u.ID)
 			switch {
 			case !measured && pl.o.strict:
-				w.skip(u, reasonStrictNoSize)
+				skip(u, reasonStrictNoSize)
 				continue
 			case !measured:
 				w.unmeasured++
 			case usedTokens+tokens > *ceiling+1e-9:
-				w.skip(u, fmt.Sprintf("over context budget: %s tokens would exceed remaining %s of %s",
-					formatTokens(tokens), formatTokens(*ceiling-usedTokens), formatTokens(*ceiling)))
+				b := append(msg[:0], "over context budget: "...)
+				b = appendTokens(b, tokens)
+				b = append(b, " tokens would exceed remaining "...)
+				b = appendTokens(b, *ceiling-usedTokens)
+				b = append(b, " of "...)
+				skip(u, string(appendTokens(b, *ceiling)))
 				continue
 			default:
 				usedTokens += tokens
@@ -64,10 +77,6 @@ func (pl *planner) walk(sorted []*candidate) walkResult {
 		w.accepted = append(w.accepted, c)
 	}
 	return w
-}
-
-func (w *walkResult) skip(u SelectedUnit, reason string) {
-	w.skipped = append(w.skipped, SkippedUnit{ID: u.ID, Reason: reason, Governance: u.Governance})
 }
 
 // size is the declared size of the last unit with this id: size_tokens,
@@ -85,7 +94,7 @@ func (pl *planner) size(id string) (tokens float64, approximate, measured bool) 
 }
 
 // budgetSummary is §3.7 for money, over the accepted load-eligible units.
-func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
+func (pl *planner) budgetSummary(accepted []SelectedUnit) BudgetSummary {
 	b := BudgetSummary{RateTier: "default", PerRequestCosts: []UnitCost{}}
 	rl := pl.m.RateLimits
 	tier := (*RateTier)(nil)
@@ -101,8 +110,17 @@ func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
 		b.RequestsPerMinute = tier.RequestsPerMinute
 	}
 	var sum float64
-	for _, c := range accepted {
-		u := c.unit
+	costs := 0
+	for i := range accepted {
+		if accepted[i].LoadEligible && accepted[i].Payment.Cost != nil {
+			costs++
+		}
+	}
+	if costs > 0 {
+		b.PerRequestCosts = make([]UnitCost, 0, costs)
+	}
+	for i := range accepted {
+		u := &accepted[i]
 		if !u.LoadEligible {
 			continue
 		}
@@ -118,31 +136,29 @@ func (pl *planner) budgetSummary(accepted []*candidate) BudgetSummary {
 		b.Note = "no money ceiling given; paid units are planned at their declared prices"
 		return b
 	}
-	// The four reported numbers share one allocation.
-	v := new([4]float64)
-	ceiling, projected, remaining, spent := &v[0], &v[1], &v[2], &v[3]
-	*ceiling, *projected = budget.Amount, money(sum)
-	*remaining = money(budget.Amount - budget.Spent - *projected)
-	b.Ceiling, b.ProjectedSpend, b.Remaining, b.Currency = ceiling, projected, remaining, pl.o.currency
+	projected := money(sum)
+	b.Ceiling, b.ProjectedSpend = pl.newFloat(budget.Amount), pl.newFloat(projected)
+	b.Remaining, b.Currency = pl.newFloat(money(budget.Amount-budget.Spent-projected)), pl.o.currency
 	if budget.Spent > 0 {
-		*spent = budget.Spent
-		b.AlreadyCommitted = spent
+		b.AlreadyCommitted = pl.newFloat(budget.Spent)
 	}
-	b.Note = "greedy by score under a ceiling of " + formatJSNumber(*ceiling) + " " + pl.o.currency +
-		"; a unit that would exceed it is skipped"
+	var buf [160]byte
+	note := appendJSNumber(append(buf[:0], "greedy by score under a ceiling of "...), budget.Amount)
+	note = append(append(note, ' '), pl.o.currency...)
+	b.Note = string(append(note, "; a unit that would exceed it is skipped"...))
 	return b
 }
 
 // contextSummary is §3.7 for tokens, over the accepted load-eligible
 // units. Unmeasured units are counted even without a context budget.
-func (pl *planner) contextSummary(accepted []*candidate) ContextSummary {
+func (pl *planner) contextSummary(accepted []SelectedUnit) ContextSummary {
 	var c ContextSummary
 	var projected float64
-	for _, a := range accepted {
-		if !a.unit.LoadEligible {
+	for i := range accepted {
+		if !accepted[i].LoadEligible {
 			continue
 		}
-		tokens, approximate, measured := pl.size(a.unit.ID)
+		tokens, approximate, measured := pl.size(accepted[i].ID)
 		if !measured {
 			c.Unmeasured++
 			continue
@@ -155,9 +171,9 @@ func (pl *planner) contextSummary(accepted []*candidate) ContextSummary {
 		c.Note = "no context budget given; sizes come from size_tokens, else bytes/4 (approximate)"
 		return c
 	}
-	v := &[3]float64{*ceiling, projected, *ceiling - projected} // one allocation for the three
-	c.Ceiling, c.ProjectedTokens, c.Remaining = &v[0], &v[1], &v[2]
-	c.Note = "greedy by score under a ceiling of " + formatTokens(v[0]) +
-		" tokens; sizes come from size_tokens, else bytes/4 (approximate)"
+	c.Ceiling, c.ProjectedTokens, c.Remaining = pl.newFloat(*ceiling), pl.newFloat(projected), pl.newFloat(*ceiling-projected)
+	var buf [160]byte
+	note := appendTokens(append(buf[:0], "greedy by score under a ceiling of "...), *ceiling)
+	c.Note = string(append(note, " tokens; sizes come from size_tokens, else bytes/4 (approximate)"...))
 	return c
 }

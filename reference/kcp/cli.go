@@ -60,19 +60,28 @@ func (e *UsageError) ExitCode() int { return ExitUsage }
 //	--json                  machine-readable plan (PlanJSON)
 //	--correlation-id <id>   echoed in the JSON envelope
 //	--help, -h              usage, exit 0
-var planValueFlags = map[string]bool{
-	"task": true, "manifest": true, "env": true, "as-of": true, "max-units": true, "role": true,
-	"methods": true, "credentials": true, "attest": true, "budget": true, "currency": true,
-	"context-budget": true, "correlation-id": true,
+func planValueFlag(name string) bool {
+	switch name {
+	case "task", "manifest", "env", "as-of", "max-units", "role", "methods", "credentials", "attest",
+		"budget", "currency", "context-budget", "correlation-id":
+		return true
+	}
+	return false
 }
 
-var planBoolFlags = map[string]bool{"strict": true, "json": true, "help": true}
+func planBoolFlag(name string) bool {
+	return name == "strict" || name == "json" || name == "help"
+}
 
-// unsupportedPlanFlags are kcp-agent flags that need the network,
+// unsupportedPlanFlag reports kcp-agent flags that need the network,
 // signatures or a trace, which this package does not implement.
-var unsupportedPlanFlags = map[string]bool{
-	"follow": true, "max-depth": true, "max-nodes": true, "allow-private-hosts": true, "no-verify": true,
-	"require-signature": true, "trust-key": true, "trace": true, "memory": true,
+func unsupportedPlanFlag(name string) bool {
+	switch name {
+	case "follow", "max-depth", "max-nodes", "allow-private-hosts", "no-verify",
+		"require-signature", "trust-key", "trace", "memory":
+		return true
+	}
+	return false
 }
 
 // ParsePlanArgs maps the arguments after `kcp-agent plan` to a
@@ -101,14 +110,14 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 		switch {
 		case !strings.HasPrefix(arg, "--"):
 			return inv, &UsageError{Msg: "Unknown option: " + arg}
-		case unsupportedPlanFlags[name]:
+		case unsupportedPlanFlag(name):
 			return inv, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference plans a single local manifest)", name)}
-		case planBoolFlags[name]:
+		case planBoolFlag(name):
 			if hasValue {
 				return inv, &UsageError{Msg: fmt.Sprintf("Option '--%s' does not take an argument", name)}
 			}
 			values[name] = "true"
-		case planValueFlags[name]:
+		case planValueFlag(name):
 			if !hasValue {
 				if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") {
 					return inv, &UsageError{Msg: fmt.Sprintf("Option '--%s <value>' argument missing", name)}

@@ -98,15 +98,139 @@ func isASCII(s string) bool {
 	return true
 }
 
-// asciiElements caches the element of every ASCII character.
-var asciiElements = func() (t [128]collationElement) {
-	for r := range rune(128) {
-		if ce, ok := element(r); ok {
-			t[r] = ce
-		}
-	}
-	return t
-}()
+// asciiElements is the element of every ASCII character, as element
+// gives it, written out so that it costs nothing at start-up
+// (TestASCIIElementsTable checks it against element).
+var asciiElements = [128]collationElement{
+	{0, 0, 0},       // '\x00'
+	{0, 0, 0},       // '\x01'
+	{0, 0, 0},       // '\x02'
+	{0, 0, 0},       // '\x03'
+	{0, 0, 0},       // '\x04'
+	{0, 0, 0},       // '\x05'
+	{0, 0, 0},       // '\x06'
+	{0, 0, 0},       // '\a'
+	{0, 0, 0},       // '\b'
+	{1000000, 1, 1}, // '\t'
+	{1000001, 1, 1}, // '\n'
+	{1000002, 1, 1}, // '\v'
+	{1000003, 1, 1}, // '\f'
+	{1000004, 1, 1}, // '\r'
+	{0, 0, 0},       // '\x0e'
+	{0, 0, 0},       // '\x0f'
+	{0, 0, 0},       // '\x10'
+	{0, 0, 0},       // '\x11'
+	{0, 0, 0},       // '\x12'
+	{0, 0, 0},       // '\x13'
+	{0, 0, 0},       // '\x14'
+	{0, 0, 0},       // '\x15'
+	{0, 0, 0},       // '\x16'
+	{0, 0, 0},       // '\x17'
+	{0, 0, 0},       // '\x18'
+	{0, 0, 0},       // '\x19'
+	{0, 0, 0},       // '\x1a'
+	{0, 0, 0},       // '\x1b'
+	{0, 0, 0},       // '\x1c'
+	{0, 0, 0},       // '\x1d'
+	{0, 0, 0},       // '\x1e'
+	{0, 0, 0},       // '\x1f'
+	{1000005, 1, 1}, // ' '
+	{2000011, 1, 1}, // '!'
+	{2000015, 1, 1}, // '"'
+	{2000027, 1, 1}, // '#'
+	{4000000, 1, 1}, // '$'
+	{2000028, 1, 1}, // '%'
+	{2000026, 1, 1}, // '&'
+	{2000014, 1, 1}, // '\''
+	{2000016, 1, 1}, // '('
+	{2000017, 1, 1}, // ')'
+	{2000023, 1, 1}, // '*'
+	{3000031, 1, 1}, // '+'
+	{2000008, 1, 1}, // ','
+	{2000007, 1, 1}, // '-'
+	{2000013, 1, 1}, // '.'
+	{2000024, 1, 1}, // '/'
+	{5000000, 1, 1}, // '0'
+	{5000010, 1, 1}, // '1'
+	{5000020, 1, 1}, // '2'
+	{5000030, 1, 1}, // '3'
+	{5000040, 1, 1}, // '4'
+	{5000050, 1, 1}, // '5'
+	{5000060, 1, 1}, // '6'
+	{5000070, 1, 1}, // '7'
+	{5000080, 1, 1}, // '8'
+	{5000090, 1, 1}, // '9'
+	{2000010, 1, 1}, // ':'
+	{2000009, 1, 1}, // ';'
+	{3000032, 1, 1}, // '<'
+	{3000033, 1, 1}, // '='
+	{3000034, 1, 1}, // '>'
+	{2000012, 1, 1}, // '?'
+	{2000022, 1, 1}, // '@'
+	{6000000, 1, 2}, // 'A'
+	{6000004, 1, 2}, // 'B'
+	{6000008, 1, 2}, // 'C'
+	{6000012, 1, 2}, // 'D'
+	{6000016, 1, 2}, // 'E'
+	{6000020, 1, 2}, // 'F'
+	{6000024, 1, 2}, // 'G'
+	{6000028, 1, 2}, // 'H'
+	{6000032, 1, 2}, // 'I'
+	{6000036, 1, 2}, // 'J'
+	{6000040, 1, 2}, // 'K'
+	{6000044, 1, 2}, // 'L'
+	{6000048, 1, 2}, // 'M'
+	{6000052, 1, 2}, // 'N'
+	{6000056, 1, 2}, // 'O'
+	{6000060, 1, 2}, // 'P'
+	{6000064, 1, 2}, // 'Q'
+	{6000068, 1, 2}, // 'R'
+	{6000072, 1, 2}, // 'S'
+	{6000076, 1, 2}, // 'T'
+	{6000080, 1, 2}, // 'U'
+	{6000084, 1, 2}, // 'V'
+	{6000088, 1, 2}, // 'W'
+	{6000092, 1, 2}, // 'X'
+	{6000096, 1, 2}, // 'Y'
+	{6000100, 1, 2}, // 'Z'
+	{2000018, 1, 1}, // '['
+	{2000025, 1, 1}, // '\\'
+	{2000019, 1, 1}, // ']'
+	{3000030, 1, 1}, // '^'
+	{2000006, 1, 1}, // '_'
+	{3000029, 1, 1}, // '`'
+	{6000000, 1, 1}, // 'a'
+	{6000004, 1, 1}, // 'b'
+	{6000008, 1, 1}, // 'c'
+	{6000012, 1, 1}, // 'd'
+	{6000016, 1, 1}, // 'e'
+	{6000020, 1, 1}, // 'f'
+	{6000024, 1, 1}, // 'g'
+	{6000028, 1, 1}, // 'h'
+	{6000032, 1, 1}, // 'i'
+	{6000036, 1, 1}, // 'j'
+	{6000040, 1, 1}, // 'k'
+	{6000044, 1, 1}, // 'l'
+	{6000048, 1, 1}, // 'm'
+	{6000052, 1, 1}, // 'n'
+	{6000056, 1, 1}, // 'o'
+	{6000060, 1, 1}, // 'p'
+	{6000064, 1, 1}, // 'q'
+	{6000068, 1, 1}, // 'r'
+	{6000072, 1, 1}, // 's'
+	{6000076, 1, 1}, // 't'
+	{6000080, 1, 1}, // 'u'
+	{6000084, 1, 1}, // 'v'
+	{6000088, 1, 1}, // 'w'
+	{6000092, 1, 1}, // 'x'
+	{6000096, 1, 1}, // 'y'
+	{6000100, 1, 1}, // 'z'
+	{2000020, 1, 1}, // '{'
+	{3000035, 1, 1}, // '|'
+	{2000021, 1, 1}, // '}'
+	{3000036, 1, 1}, // '~'
+	{0, 0, 0},       // '\x7f'
+}
 
 func (k sortKey) compare(o sortKey) int {
 	for level := range k {
@@ -157,21 +281,75 @@ const (
 // latinSpecial covers Latin letters without a canonical decomposition that
 // ICU nevertheless sorts as a variant of a base letter, as an expansion, or
 // right after one.
-var latinSpecial = map[rune]string{
-	'ø': "o\u0338", 'Ø': "O\u0338", 'đ': "d\u0335", 'Đ': "D\u0335", 'ð': "d\u0335\u0307", 'Ð': "D\u0335\u0307",
-	'ł': "l\u0337", 'Ł': "L\u0337", 'ħ': "h\u0335", 'Ħ': "H\u0335",
+func latinSpecial(r rune) (string, bool) {
+	switch r {
+	case 'ø':
+		return "o\u0338", true
+	case 'Ø':
+		return "O\u0338", true
+	case 'đ':
+		return "d\u0335", true
+	case 'Đ':
+		return "D\u0335", true
+	case 'ð':
+		return "d\u0335\u0307", true
+	case 'Ð':
+		return "D\u0335\u0307", true
+	case 'ł':
+		return "l\u0337", true
+	case 'Ł':
+		return "L\u0337", true
+	case 'ħ':
+		return "h\u0335", true
+	case 'Ħ':
+		return "H\u0335", true
+	}
+	return "", false
 }
 
-var latinExpansion = map[rune]string{'ß': "ss", 'ẞ': "SS", 'æ': "ae", 'Æ': "AE", 'œ': "oe", 'Œ': "OE", 'ſ': "s"}
+// latinExpansion is the expansion of a Latin letter ICU sorts as two.
+func latinExpansion(r rune) (string, bool) {
+	switch r {
+	case 'ß':
+		return "ss", true
+	case 'ẞ':
+		return "SS", true
+	case 'æ':
+		return "ae", true
+	case 'Æ':
+		return "AE", true
+	case 'œ':
+		return "oe", true
+	case 'Œ':
+		return "OE", true
+	case 'ſ':
+		return "s", true
+	}
+	return "", false
+}
 
 // latinAfter places letters that ICU sorts as their own primary right
 // after a base letter.
-var latinAfter = map[rune]rune{'ı': 'i', 'ŋ': 'n', 'Ŋ': 'n', 'ĸ': 'k', 'ŧ': 't', 'Ŧ': 't', 'þ': 'z', 'Þ': 'z'}
+func latinAfter(r rune) (rune, bool) {
+	switch r {
+	case 'ı':
+		return 'i', true
+	case 'ŋ', 'Ŋ':
+		return 'n', true
+	case 'ĸ':
+		return 'k', true
+	case 'ŧ', 'Ŧ':
+		return 't', true
+	case 'þ', 'Þ':
+		return 'z', true
+	}
+	return 0, false
+}
 
 func collationKey(s string) []collationElement {
 	var out []collationElement
 	for _, r := range s {
-		if exp, ok := latinExpansion[r]; ok {
+		if exp, ok := latinExpansion(r); ok {
 			for _, e := range exp {
 				ce := baseElement(e)
 				ce[2] = tertiaryVariant
@@ -182,9 +360,9 @@ func collationKey(s string) []collationElement {
 			}
 			continue
 		}
-		d, ok := latinSpecial[r]
+		d, ok := latinSpecial(r)
 		if !ok {
-			d, ok = nfdLatinGreekCyrillic[r]
+			d, ok = nfdLatinGreekCyrillic()[r]
 		}
 		if !ok {
 			d = string(r)
@@ -202,7 +380,7 @@ func collationKey(s string) []collationElement {
 func element(r rune) (collationElement, bool) {
 	switch {
 	case unicode.Is(unicode.M, r):
-		rank, ok := markSecondary[r]
+		rank, ok := markSecondary()[r]
 		if !ok {
 			rank = 1000 + int(r)
 		} else if rank == 0 {
@@ -243,7 +421,7 @@ func primary(r rune) int {
 	case lower >= '0' && lower <= '9':
 		return groupDigit + int(lower-'0')*10
 	}
-	if base, ok := latinAfter[r]; ok {
+	if base, ok := latinAfter(r); ok {
 		return groupLatin + int(base-'a')*4 + 2
 	}
 	switch {

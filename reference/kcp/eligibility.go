@@ -2,45 +2,78 @@ package kcp
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 )
 
-// candidate is a unit that survived the cascade. The collation key of its
-// id, for the tie-break, is built on first use and only for non-ASCII ids.
-type candidate struct {
-	unit  SelectedUnit
-	idKey *sortKey
+// sortCandidates orders the survivors' indices by score descending, then
+// id in localeCompare order; stable, so equal units keep manifest order.
+// The collation key of an id is built on first use, and only for
+// non-ASCII ids.
+func sortCandidates(store []SelectedUnit, order []int32) {
+	var keys []*sortKey
+	key := func(i int32) *sortKey {
+		if keys == nil {
+			keys = make([]*sortKey, len(store))
+		}
+		if keys[i] == nil {
+			k := newSortKey(store[i].ID)
+			keys[i] = &k
+		}
+		return keys[i]
+	}
+	slices.SortStableFunc(order, func(i, j int32) int {
+		a, b := &store[i], &store[j]
+		if a.Score != b.Score {
+			return b.Score - a.Score
+		}
+		if isASCII(a.ID) && isASCII(b.ID) {
+			return compareASCII(a.ID, b.ID)
+		}
+		return key(i).compare(*key(j))
+	})
 }
 
-// compareID is localeCompare(a.unit.ID, b.unit.ID).
-func (a *candidate) compareID(b *candidate) int {
-	if isASCII(a.unit.ID) && isASCII(b.unit.ID) {
-		return compareASCII(a.unit.ID, b.unit.ID)
+// gather moves store[idx[0]], store[idx[1]], … (distinct indices) to the
+// front of store in that order, by swaps, and returns that prefix.
+func gather(store []SelectedUnit, idx []int32) []SelectedUnit {
+	// at[p] is the original index of the unit now at p, and pos[o] the
+	// position of the unit originally at o.
+	var buf [2 * smallManifest]int32
+	var at, pos []int32
+	if len(store) <= smallManifest {
+		at, pos = buf[:len(store)], buf[smallManifest:smallManifest+len(store)]
+	} else {
+		both := make([]int32, 2*len(store))
+		at, pos = both[:len(store)], both[len(store):]
 	}
-	return a.key().compare(*b.key())
+	for i := range store {
+		at[i], pos[i] = int32(i), int32(i)
+	}
+	for i, o := range idx {
+		p := pos[o]
+		if int(p) == i {
+			continue
+		}
+		store[i], store[p] = store[p], store[i]
+		displaced := at[i]
+		at[i], at[p] = o, displaced
+		pos[o], pos[displaced] = int32(i), p
+	}
+	return store[:len(idx):len(idx)]
 }
 
-func (c *candidate) key() *sortKey {
-	if c.idKey == nil {
-		k := newSortKey(c.unit.ID)
-		c.idKey = &k
-	}
-	return c.idKey
-}
-
-// reduce applies the eligibility reductions of §3.5 to a relevant unit.
-// The unit stays listed; each failing rule appends its reason and may
-// clear LoadEligible.
-func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
-	s := SelectedUnit{
-		ID: u.ID, Path: u.Path, Intent: u.Intent,
-		Score:               score,
-		LoadEligible:        true,
-		Reasons:             reasons,
-		RequiresAttestation: pl.requiresAttestation && u.Access == "restricted",
-		ActionScope:         u.ActionScope,
-	}
+// reduce applies the eligibility reductions of §3.5 to a relevant unit,
+// filling *s, which must be the zero SelectedUnit. The unit stays listed;
+// each failing rule appends its reason and may clear LoadEligible.
+func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string) {
+	// Field by field: assigning a whole struct literal copies all of it
+	// through the write barrier while the collector runs.
+	s.ID, s.Path, s.Intent = u.ID, u.Path, u.Intent
+	s.Score, s.LoadEligible, s.Reasons = score, true, reasons
+	s.RequiresAttestation = pl.requiresAttestation && u.Access == "restricted"
+	s.ActionScope = u.ActionScope
 	fail := func(reason string) {
 		s.LoadEligible = false
 		s.Reasons = append(s.Reasons, reason)
@@ -48,7 +81,7 @@ func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
 
 	// a. skills and playbooks need an explicit grant (§4.3a).
 	if (u.Kind == "skill" || u.Kind == "playbook") && !isTrue(u.LoadEligible) {
-		fail(fmt.Sprintf("kind: %s not invoke-eligible: no explicit eligibility grant", u.Kind))
+		fail("kind: " + u.Kind + " not invoke-eligible: no explicit eligibility grant")
 	}
 	if u.Kind == "playbook" && s.LoadEligible {
 		// b. a grant on a playbook does not compose to its steps (§4.3c).
@@ -68,7 +101,7 @@ func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
 		// d. proposed spend against action_scope.spend (§4.3a.1).
 		s.Spend = pl.spendCheck(u, sp)
 		if s.Spend != nil && !s.Spend.Within && s.LoadEligible {
-			fail(fmt.Sprintf("step '%s' %s — §4.3a.1", s.Spend.Step, s.Spend.Detail))
+			fail("step '" + s.Spend.Step + "' " + s.Spend.Detail + " — §4.3a.1")
 		}
 	}
 	if a := pl.o.action; a != nil && (a.Tool != "" || a.Path != "" || a.Capability != "") {
@@ -76,8 +109,8 @@ func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
 		s.ProhibitedAttempts = pl.denyCheck(u, a)
 		if len(s.ProhibitedAttempts) > 0 {
 			pa := s.ProhibitedAttempts[0]
-			fail(fmt.Sprintf("step '%s' attempts '%s' (%s), denied by %s — refused finally, not grantable (§4.3b, RFC-0030)",
-				pa.Step, pa.Token, pa.Dimension, pa.DeniedBy))
+			fail("step '" + pa.Step + "' attempts '" + pa.Token + "' (" + pa.Dimension + "), denied by " + pa.DeniedBy +
+				" — refused finally, not grantable (§4.3b, RFC-0030)")
 		}
 	}
 	// f. escalation grant requests (§3.14): structured only.
@@ -92,24 +125,29 @@ func (pl *planner) reduce(u *Unit, score int, reasons []string) SelectedUnit {
 	if pay == nil {
 		pay = pl.m.Payment
 	}
-	s.Payment = planPayment(pay, pl.o.methods)
+	cost, price := planPayment(&s.Payment, pay, pl.o.methods)
+	if s.Payment.Method == "x402" {
+		s.Payment.Cost = pl.newString(cost)
+		if price == price {
+			s.Payment.PricePerRequest = pl.newFloat(price)
+		}
+	}
 	if !s.Payment.Affordable {
 		fail("unaffordable: " + s.Payment.Method)
 	}
 	// i. access is an authorization dimension; payment does not replace it (§4.11).
 	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
-		reason := fmt.Sprintf("access '%s': agent holds no credentials", u.Access)
+		reason := "access '" + u.Access + "': agent holds no credentials"
 		if u.Access == "restricted" {
 			fail(reason)
 		} else {
 			s.Reasons = append(s.Reasons, reason)
 		}
 		if s.Payment.Method == "x402" {
-			s.Reasons = append(s.Reasons, fmt.Sprintf(
-				"hint: '%s' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)", u.Access))
+			s.Reasons = append(s.Reasons,
+				"hint: '"+u.Access+"' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)")
 		}
 	}
-	return s
 }
 
 // playbookComposition finds the first step whose `uses` names an existing
@@ -121,7 +159,7 @@ func (pl *planner) playbookComposition(u *Unit) string {
 		}
 		target, ok := pl.unitByID(st.Uses)
 		if ok && !isTrue(target.LoadEligible) {
-			return fmt.Sprintf("step '%s' uses '%s', which is not invoke-eligible — a grant on a playbook does not compose to the units its steps name (§4.3c)", st.ID, st.Uses)
+			return "step '" + st.ID + "' uses '" + st.Uses + "', which is not invoke-eligible — a grant on a playbook does not compose to the units its steps name (§4.3c)"
 		}
 	}
 	return ""
@@ -141,26 +179,27 @@ func (pl *planner) authority(u *Unit) (*AuthorityBinding, string) {
 		scale = defaultAuthorityScale
 	}
 	rank := func(level string) int { return slices.Index(scale, level) }
-	var bound *AuthorityBinding
-	for _, c := range []AuthorityBinding{
+	var b AuthorityBinding
+	for _, c := range [...]AuthorityBinding{
 		{Ceiling: u.AuthorityLevel, BoundBy: "playbook authority_level"},
 		{Ceiling: pl.o.grantCeiling, BoundBy: "agent grant_ceiling"},
 	} {
-		if c.Ceiling != "" && (bound == nil || rank(c.Ceiling) < rank(bound.Ceiling)) {
-			bound = &c
+		if c.Ceiling != "" && (b.Ceiling == "" || rank(c.Ceiling) < rank(b.Ceiling)) {
+			b = c
 		}
 	}
-	if bound == nil {
+	if b.Ceiling == "" {
 		return nil, ""
 	}
+	bound := &b
 	ceiling := rank(bound.Ceiling)
 	for _, st := range u.Steps {
 		if st.AuthorityLevel == "" {
 			continue
 		}
 		if r := rank(st.AuthorityLevel); r < 0 || r > ceiling {
-			return bound, fmt.Sprintf("step '%s' requires '%s' authority, above the resolved ceiling '%s' (bound by %s) — §3.13",
-				st.ID, st.AuthorityLevel, bound.Ceiling, bound.BoundBy)
+			return bound, "step '" + st.ID + "' requires '" + st.AuthorityLevel + "' authority, above the resolved ceiling '" +
+				bound.Ceiling + "' (bound by " + bound.BoundBy + ") — §3.13"
 		}
 	}
 	return bound, ""
@@ -170,23 +209,26 @@ func (pl *planner) authority(u *Unit) (*AuthorityBinding, string) {
 // and the units whose action_scope binds it. A unit without steps is its
 // own single step.
 type invocationStep struct {
-	name    string
-	binders []*Unit // the unit itself first, then the unit its step uses
+	name  string
+	units [2]*Unit // the unit itself first, then the unit its step uses
+	n     int      // how many of units bind
 }
 
-func (pl *planner) invocationSteps(u *Unit) []invocationStep {
+func (st *invocationStep) binders() []*Unit { return st.units[:st.n] }
+
+// invocationSteps appends u's steps to buf.
+func (pl *planner) invocationSteps(u *Unit, buf []invocationStep) []invocationStep {
 	if len(u.Steps) == 0 {
-		return []invocationStep{{name: u.ID, binders: []*Unit{u}}}
+		return append(buf, invocationStep{name: u.ID, units: [2]*Unit{u}, n: 1})
 	}
-	steps := make([]invocationStep, 0, len(u.Steps))
 	for _, st := range u.Steps {
-		is := invocationStep{name: st.ID, binders: []*Unit{u}}
+		is := invocationStep{name: st.ID, units: [2]*Unit{u}, n: 1}
 		if used, ok := pl.unitByID(st.Uses); ok && st.Uses != "" && used.ID != u.ID {
-			is.binders = append(is.binders, used)
+			is.units[1], is.n = used, 2
 		}
-		steps = append(steps, is)
+		buf = append(buf, is)
 	}
-	return steps
+	return buf
 }
 
 // spendCheck checks the proposed spend against the spend ceiling that
@@ -195,10 +237,12 @@ func (pl *planner) invocationSteps(u *Unit) []invocationStep {
 // else the last check made, else nil when no ceiling applies.
 func (pl *planner) spendCheck(u *Unit, sp *SpendProposal) *SpendCheck {
 	var last *SpendCheck
-	for _, st := range pl.invocationSteps(u) {
+	var buf [4]invocationStep
+	for _, st := range pl.invocationSteps(u, buf[:0]) {
 		var ceiling *SpendScope
-		for i := len(st.binders) - 1; i >= 0 && ceiling == nil; i-- {
-			if as := st.binders[i].ActionScope; as != nil {
+		binders := st.binders()
+		for i := len(binders) - 1; i >= 0 && ceiling == nil; i-- {
+			if as := binders[i].ActionScope; as != nil {
 				ceiling = as.Spend
 			}
 		}
@@ -246,13 +290,14 @@ func orDefault(s, def string) string {
 // capabilities, and returns every denied attempt in that order.
 func (pl *planner) denyCheck(u *Unit, a *ActionProposal) []ProhibitedAttempt {
 	var out []ProhibitedAttempt
-	for _, st := range pl.invocationSteps(u) {
-		for _, binder := range st.binders {
+	var buf [4]invocationStep
+	for _, st := range pl.invocationSteps(u, buf[:0]) {
+		for _, binder := range st.binders() {
 			as := binder.ActionScope
 			if as == nil || as.Deny == nil {
 				continue
 			}
-			by := fmt.Sprintf("%s '%s' action_scope.deny", orDefault(binder.Kind, "unit"), binder.ID)
+			by := orDefault(binder.Kind, "unit") + " '" + binder.ID + "' action_scope.deny"
 			d := as.Deny
 			if a.Tool != "" && slices.Contains(d.Tools, a.Tool) {
 				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Tool, Dimension: "tool", DeniedBy: by})
@@ -311,29 +356,34 @@ func grantRequests(u *Unit) []GrantRequest {
 
 // planPayment picks the first declared method the agent supports. No
 // declared method means free; none supported means unaffordable, with
-// method "needs <non-free types joined by ' or '>".
-func planPayment(p *Payment, supported []string) PaymentChoice {
+// method "needs <non-free types joined by ' or '>". It fills c, which
+// must be the zero PaymentChoice, except Cost and PricePerRequest: for
+// x402 it returns the cost text and the price (NaN when there is none)
+// for the caller to store there.
+func planPayment(c *PaymentChoice, p *Payment, supported []string) (cost string, price float64) {
 	if p == nil || len(p.Methods) == 0 {
-		return PaymentChoice{Method: "free", Affordable: true}
+		c.Method, c.Affordable = "free", true
+		return "", 0
 	}
 	for _, md := range p.Methods {
 		if !slices.Contains(supported, md.Type) {
 			continue
 		}
+		c.Affordable = true
 		switch md.Type {
 		case "free":
-			return PaymentChoice{Method: "free", Affordable: true}
+			c.Method = "free"
+			return "", 0
 		case "x402":
-			cost := jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request"
-			choice := PaymentChoice{Method: "x402", Cost: &cost, Currency: md.Currency, Affordable: true}
+			c.Method, c.Currency = "x402", md.Currency
+			price = math.NaN()
 			if md.PricePerRequest != nil {
-				if n := jsNumberFromString(*md.PricePerRequest); n == n {
-					choice.PricePerRequest = &n
-				}
+				price = jsNumberFromString(*md.PricePerRequest)
 			}
-			return choice
+			return jsTemplate(md.PricePerRequest) + " " + jsTemplate(md.Currency) + "/request", price
 		default:
-			return PaymentChoice{Method: md.Type, Affordable: true}
+			c.Method = md.Type
+			return "", 0
 		}
 	}
 	var needs []string
@@ -342,7 +392,8 @@ func planPayment(p *Payment, supported []string) PaymentChoice {
 			needs = append(needs, md.Type)
 		}
 	}
-	return PaymentChoice{Method: "needs " + strings.Join(needs, " or "), Affordable: false}
+	c.Method = "needs " + strings.Join(needs, " or ")
+	return "", 0
 }
 
 // jsTemplate is `${v}` for an optional string: undefined prints as

@@ -1,9 +1,6 @@
 package kcp
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // federation is §3.8: one decision per manifests[] ref, in order. A ref
 // with no context tag is always in scope; a tagged one only when the
@@ -25,15 +22,23 @@ func (pl *planner) federation() []FederationChoice {
 		f.Selected = inEnv
 		switch {
 		case !inEnv && env != "":
-			f.Reason = fmt.Sprintf("context %s excludes env '%s'", jsonStringArray(ref.Context), env)
+			f.Reason = contextReason(ref.Context, " excludes env '", env, "'")
 		case !inEnv:
-			f.Reason = fmt.Sprintf("context %s requires a declared env; none given (fail-closed)", jsonStringArray(ref.Context))
+			f.Reason = contextReason(ref.Context, " requires a declared env; none given (fail-closed)", "", "")
 		case f.CredentialNeeded != "":
-			f.Reason = fmt.Sprintf("needs %s before fetch", f.CredentialNeeded)
+			f.Reason = "needs " + f.CredentialNeeded + " before fetch"
 		default:
 			f.Reason = "eligible"
 		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// contextReason is "context <tags as JSON> " followed by the rest, built
+// in one buffer.
+func contextReason(tags []string, a, b, c string) string {
+	var buf [160]byte
+	r := appendJSONStringArray(append(buf[:0], "context "...), tags)
+	return string(append(append(append(r, a...), b...), c...))
 }

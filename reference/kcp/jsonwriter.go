@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // jsonObject is an object whose keys keep their insertion order, as in
@@ -108,44 +109,55 @@ func jsonWrite(b *strings.Builder, v any, indent string, depth int) {
 // jsonString is JSON.stringify for a string: only `"`, `\` and control
 // characters are escaped; no HTML escaping, U+2028/2029 kept.
 func jsonString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
+	return string(appendJSONString(make([]byte, 0, len(s)+2), s))
+}
+
+// appendJSONString appends jsonString(s); invalid UTF-8 becomes U+FFFD.
+func appendJSONString(b []byte, s string) []byte {
+	b = append(b, '"')
 	for _, r := range s {
 		switch r {
 		case '"':
-			b.WriteString(`\"`)
+			b = append(b, `\"`...)
 		case '\\':
-			b.WriteString(`\\`)
+			b = append(b, `\\`...)
 		case '\b':
-			b.WriteString(`\b`)
+			b = append(b, `\b`...)
 		case '\f':
-			b.WriteString(`\f`)
+			b = append(b, `\f`...)
 		case '\n':
-			b.WriteString(`\n`)
+			b = append(b, `\n`...)
 		case '\r':
-			b.WriteString(`\r`)
+			b = append(b, `\r`...)
 		case '\t':
-			b.WriteString(`\t`)
+			b = append(b, `\t`...)
 		default:
 			if r < 0x20 {
 				const hex = "0123456789abcdef"
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[r>>4])
-				b.WriteByte(hex[r&0xf])
+				b = append(b, `\u00`...)
+				b = append(b, hex[r>>4], hex[r&0xf])
 			} else {
-				b.WriteRune(r)
+				b = utf8.AppendRune(b, r)
 			}
 		}
 	}
-	b.WriteByte('"')
-	return b.String()
+	return append(b, '"')
 }
 
 // jsonStringArray is JSON.stringify for an array of strings: no spaces.
 func jsonStringArray(list []string) string {
-	parts := make([]string, len(list))
+	var buf [128]byte
+	return string(appendJSONStringArray(buf[:0], list))
+}
+
+// appendJSONStringArray appends jsonStringArray(list).
+func appendJSONStringArray(b []byte, list []string) []byte {
+	b = append(b, '[')
 	for i, s := range list {
-		parts[i] = jsonString(s)
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, s)
 	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return append(b, ']')
 }

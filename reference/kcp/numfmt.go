@@ -22,58 +22,122 @@ func formatJSNumber(x float64) string {
 		return "-Infinity"
 	case x == 0:
 		return "0"
-	case x < 0:
-		return "-" + formatJSNumber(-x)
 	}
-	digits, n := shortestDigits(x)
+	var buf [40]byte
+	return string(appendJSNumber(buf[:0], x))
+}
+
+// appendJSNumber appends formatJSNumber(x).
+func appendJSNumber(dst []byte, x float64) []byte {
+	switch {
+	case math.IsNaN(x):
+		return append(dst, "NaN"...)
+	case math.IsInf(x, 1):
+		return append(dst, "Infinity"...)
+	case math.IsInf(x, -1):
+		return append(dst, "-Infinity"...)
+	case x == 0:
+		return append(dst, '0')
+	case x < 0:
+		dst = append(dst, '-')
+		x = -x
+	}
+	var buf [32]byte
+	digits, n := appendShortestDigits(buf[:0], x)
 	k := len(digits)
 	switch {
 	case k <= n && n <= 21:
-		return digits + strings.Repeat("0", n-k)
+		dst = append(dst, digits...)
+		for range n - k {
+			dst = append(dst, '0')
+		}
+		return dst
 	case 0 < n && n <= 21:
-		return digits[:n] + "." + digits[n:]
+		dst = append(dst, digits[:n]...)
+		dst = append(dst, '.')
+		return append(dst, digits[n:]...)
 	case -6 < n && n <= 0:
-		return "0." + strings.Repeat("0", -n) + digits
+		dst = append(dst, "0."...)
+		for range -n {
+			dst = append(dst, '0')
+		}
+		return append(dst, digits...)
 	}
 	e := n - 1
-	sign := "+"
-	if e < 0 {
-		sign, e = "-", -e
-	}
-	mant := digits[:1]
+	dst = append(dst, digits[0])
 	if k > 1 {
-		mant += "." + digits[1:]
+		dst = append(dst, '.')
+		dst = append(dst, digits[1:]...)
 	}
-	return mant + "e" + sign + strconv.Itoa(e)
+	dst = append(dst, 'e')
+	if e < 0 {
+		dst, e = append(dst, '-'), -e
+	} else {
+		dst = append(dst, '+')
+	}
+	return strconv.AppendInt(dst, int64(e), 10)
 }
 
 // shortestDigits returns the shortest decimal digits d1…dk of positive x and
 // the exponent n with x = 0.d1…dk × 10^n.
 func shortestDigits(x float64) (string, int) {
-	s := strconv.FormatFloat(x, 'e', -1, 64) // d.ddddde±XX
-	mant, exp, _ := strings.Cut(s, "e")
-	e, _ := strconv.Atoi(exp)
-	return strings.Replace(mant, ".", "", 1), e + 1
+	var buf [32]byte
+	d, n := appendShortestDigits(buf[:0], x)
+	return string(d), n
+}
+
+// appendShortestDigits is shortestDigits appending the digits to dst.
+func appendShortestDigits(dst []byte, x float64) ([]byte, int) {
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, x, 'e', -1, 64) // d.ddddde±XX
+	s := dst[start:]
+	ePos := 0
+	for ePos < len(s) && s[ePos] != 'e' {
+		ePos++
+	}
+	e, neg := 0, false
+	for _, c := range s[min(ePos+1, len(s)):] {
+		switch {
+		case c == '-':
+			neg = true
+		case '0' <= c && c <= '9':
+			e = 10*e + int(c-'0')
+		}
+	}
+	if neg {
+		e = -e
+	}
+	// Drop the point (always at s[1] when present) and the exponent.
+	if ePos > 1 && s[1] == '.' {
+		copy(s[1:], s[2:ePos])
+		ePos--
+	}
+	return dst[:start+ePos], e + 1
 }
 
 // jsToFixed is Number.prototype.toFixed(digits): rounding half up (away
 // from zero) on the exact binary value, unlike strconv's half-to-even.
 func jsToFixed(x float64, digits int) string {
+	var buf [64]byte
+	return string(appendToFixed(buf[:0], x, digits))
+}
+
+// appendToFixed appends jsToFixed(x, digits).
+func appendToFixed(dst []byte, x float64, digits int) []byte {
 	if math.IsNaN(x) {
-		return "NaN"
+		return append(dst, "NaN"...)
 	}
 	if math.Abs(x) >= 1e21 || math.IsInf(x, 0) {
-		return formatJSNumber(x)
+		return appendJSNumber(dst, x)
 	}
-	sign := ""
 	if x < 0 {
-		sign = "-"
+		dst = append(dst, '-')
 	}
 	x = math.Abs(x)
-	if s, ok := fixedNoTie(x, digits); ok {
-		return sign + s
+	if b, ok := appendFixedNoTie(dst, x, digits); ok {
+		return b
 	}
-	return sign + fixedHalfUp(x, digits)
+	return append(dst, fixedHalfUp(x, digits)...)
 }
 
 // fixedHalfUp formats x ≥ 0 with digits decimals, rounding the exact
@@ -97,23 +161,24 @@ func fixedHalfUp(x float64, digits int) string {
 	return s[:len(s)-digits] + "." + s[len(s)-digits:]
 }
 
-// fixedNoTie formats x ≥ 0 with digits decimals via strconv, which rounds
-// the exact binary value correctly but breaks exact ties to even. It
-// reports false when x may be an exact tie (its exact expansion would
-// then end in 5 at position digits+1, which strconv prints exactly), so
-// the caller can round half up the slow way.
-func fixedNoTie(x float64, digits int) (string, bool) {
+// appendFixedNoTie appends x ≥ 0 with digits decimals via strconv, which
+// rounds the exact binary value correctly but breaks exact ties to even.
+// It reports false (dst unchanged) when x may be an exact tie (its exact
+// expansion would then end in 5 at position digits+1, which strconv
+// prints exactly), so the caller can round half up the slow way.
+func appendFixedNoTie(dst []byte, x float64, digits int) ([]byte, bool) {
 	var buf [64]byte
 	probe := strconv.AppendFloat(buf[:0], x, 'f', digits+1, 64)
 	if probe[len(probe)-1] == '5' {
-		return "", false
+		return dst, false
 	}
-	return strconv.FormatFloat(x, 'f', digits, 64), true
+	return strconv.AppendFloat(dst, x, 'f', digits, 64), true
 }
 
 // money is the reference's Number(n.toFixed(6)).
 func money(x float64) float64 {
-	f, err := strconv.ParseFloat(jsToFixed(x, 6), 64)
+	var buf [64]byte
+	f, err := strconv.ParseFloat(string(appendToFixed(buf[:0], x, 6)), 64)
 	if err != nil && !isRangeError(err) {
 		return math.NaN()
 	}
@@ -142,32 +207,38 @@ func jsRound(x float64) float64 {
 // formatTokens is Math.round(n).toLocaleString("en-US"): comma thousands
 // separators, "-0" for a negative zero.
 func formatTokens(x float64) string {
+	var buf [48]byte
+	return string(appendTokens(buf[:0], x))
+}
+
+// appendTokens appends formatTokens(x).
+func appendTokens(dst []byte, x float64) []byte {
 	r := jsRound(x)
 	switch {
 	case math.IsNaN(r):
-		return "NaN"
+		return append(dst, "NaN"...)
 	case math.IsInf(r, 1):
-		return "∞"
+		return append(dst, "∞"...)
 	case math.IsInf(r, -1):
-		return "-∞"
+		return append(dst, "-∞"...)
 	}
-	sign := ""
 	if math.Signbit(r) {
-		sign, r = "-", -r
+		dst, r = append(dst, '-'), -r
 	}
-	var digits string
-	if r == 0 {
-		digits = "0"
-	} else {
-		d, n := shortestDigits(r)
-		digits = d + strings.Repeat("0", max(n-len(d), 0))
+	var buf [48]byte
+	digits := append(buf[:0], '0')
+	if r != 0 {
+		var n int
+		digits, n = appendShortestDigits(buf[:0], r)
+		for range max(n-len(digits), 0) {
+			digits = append(digits, '0')
+		}
 	}
-	var b strings.Builder
 	for i, c := range digits {
 		if i > 0 && (len(digits)-i)%3 == 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		b.WriteRune(c)
+		dst = append(dst, c)
 	}
-	return sign + b.String()
+	return dst
 }

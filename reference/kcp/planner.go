@@ -30,19 +30,21 @@ const (
 // greedily under maxUnits and the money and context ceilings.
 func Plan(task string, m Manifest, opts Options) AgentPlan {
 	o := resolveOptions(opts)
-	pl := newPlanner(m, o, Terms(task))
+	// The terms live in scratch until the cascade has counted the reasons:
+	// then one array holds both (see below).
+	var termBuf [16]string
+	terms := appendTerms(termBuf[:0], jsLower(task))
+	pl := newPlanner(m, o)
 	p := AgentPlan{
 		Task:        task,
-		TaskTerms:   pl.terms,
 		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256, Signed: m.Signing != nil},
 		Environment: o.env,
 		AsOf:        o.asOf,
-		Options:     echoOptions(o),
 		Selected:    []SelectedUnit{},
 		Skipped:     []SkippedUnit{},
 		Warnings:    []string{},
 	}
-	if len(pl.terms) == 0 {
+	if len(terms) == 0 {
 		p.Warnings = append(p.Warnings, warnNoTerms)
 	}
 	var warning string
@@ -52,57 +54,84 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	}
 	p.Trust = pl.trust()
 
-	p.Skipped = make([]SkippedUnit, 0, len(m.Units)) // every unit is skipped at most once
-	store := make([]candidate, 0, len(m.Units))      // survivors by value; pointers taken after the loop
+	n := len(m.Units)
+	// First pass: the cascade, kept in scratch so the survivors' storage
+	// is allocated once at its exact size.
+	var gateBuf [smallManifest]gate
+	gates := gateBuf[:0]
+	if n > smallManifest {
+		gates = make([]gate, 0, n)
+	}
+	survivors, reasonSlots := 0, 0
 	for i := range m.Units {
-		u := &pl.m.Units[i] // read-only: the manifest is never modified
-		score, reasons, skip := pl.cascade(u)
-		if skip != "" {
-			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: skip})
+		g := pl.cascade(&pl.m.Units[i], terms) // read-only: the manifest is never modified
+		if g.skip == "" {
+			survivors++
+			reasonSlots += g.hits.reasonCount() + 1 // room for one reduction
+		}
+		gates = append(gates, g)
+	}
+	// One array holds the task terms, the echoed option lists and every
+	// survivor's reasons.
+	nt := len(terms)
+	words := make([]string, 0, nt+len(o.methods)+len(o.credentials)+reasonSlots+survivors)
+	words = append(words, terms...)
+	p.TaskTerms = words[:nt:nt]
+	p.Options = echoOptions(o, &words)
+	l := len(words)
+	pl.reasons, pl.strs = words[l:l:l+reasonSlots], words[l+reasonSlots:l+reasonSlots] // a cost per survivor
+	pl.floatCap = survivors + 7                                                        // a price per survivor, the budget's four and the context's three
+	// Every unit is skipped at most once; survivors only under strict or
+	// a ceiling.
+	skips := n - survivors
+	if o.strict || o.budget != nil || o.contextBudget != nil {
+		skips = n
+	}
+	p.Skipped = make([]SkippedUnit, 0, skips)
+	store := make([]SelectedUnit, 0, survivors)
+	for i := range m.Units {
+		u, g := &pl.m.Units[i], &gates[i]
+		if g.skip != "" {
+			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: g.skip})
 			continue
 		}
-		s := pl.reduce(u, score, reasons)
+		store = store[:len(store)+1] // a zero slot: fresh from make, or cleared below
+		s := &store[len(store)-1]
+		pl.reduce(s, u, g.score(), pl.scoreReasons(g))
 		if o.strict && !s.LoadEligible {
 			p.Skipped = append(p.Skipped, SkippedUnit{ID: u.ID, Reason: s.Reasons[len(s.Reasons)-1], Governance: s.Governance})
-			continue
+			*s = SelectedUnit{}
+			store = store[:len(store)-1]
 		}
-		store = append(store, candidate{unit: s})
 	}
-	candidates := make([]*candidate, len(store))
+	var orderBuf [smallManifest]int32
+	order := orderBuf[:0]
+	if len(store) > smallManifest {
+		order = make([]int32, 0, len(store))
+	}
 	for i := range store {
-		candidates[i] = &store[i]
+		order = append(order, int32(i))
 	}
-	// Score descending, then id in localeCompare order; stable.
-	slices.SortStableFunc(candidates, func(a, b *candidate) int {
-		if a.unit.Score != b.unit.Score {
-			return b.unit.Score - a.unit.Score
-		}
-		return a.compareID(b)
-	})
+	sortCandidates(store, order)
 
-	w := pl.walk(candidates)
-	p.Selected = make([]SelectedUnit, 0, len(w.accepted))
-	for _, c := range w.accepted {
-		p.Selected = append(p.Selected, c.unit)
-	}
-	p.Skipped = append(p.Skipped, w.skipped...)
+	w := pl.walk(store, order, &p.Skipped)
+	p.Selected = gather(store, w.accepted)
 	if w.beyondMax > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d relevant unit(s) beyond maxUnits=%s not selected", w.beyondMax, formatJSNumber(o.maxUnits)))
+		p.Warnings = append(p.Warnings, strconv.Itoa(w.beyondMax)+" relevant unit(s) beyond maxUnits="+formatJSNumber(o.maxUnits)+" not selected")
 	}
 	if o.contextBudget != nil && w.unmeasured > 0 {
-		p.Warnings = append(p.Warnings, fmt.Sprintf("%d selected unit(s) declare no size — the context projection is a lower bound (unmeasured)", w.unmeasured))
+		p.Warnings = append(p.Warnings, strconv.Itoa(w.unmeasured)+" selected unit(s) declare no size — the context projection is a lower bound (unmeasured)")
 	}
-	p.Budget = pl.budgetSummary(w.accepted)
-	p.Context = pl.contextSummary(w.accepted)
+	p.Budget = pl.budgetSummary(p.Selected)
+	p.Context = pl.contextSummary(p.Selected)
 	p.Federation = pl.federation()
 	return p
 }
 
 // planner holds the per-call lookups; it never writes to the manifest.
 type planner struct {
-	m     Manifest
-	o     effective
-	terms []string
+	m Manifest
+	o effective
 	// byID indexes m.Units for manifests larger than smallManifest (a
 	// linear scan is cheaper below). Successor and step lookups take the
 	// first unit with an id, the size lookup the last (the reference uses
@@ -111,10 +140,39 @@ type planner struct {
 
 	requiresAttestation bool
 	agentCanAttest      bool
+
+	// reasons is one backing array for every survivor's reasons, handed
+	// out in capacity-limited pieces (see scoreReasons).
+	reasons []string
+	// strs and floats hold the plan's optional values, so that each is
+	// not an allocation of its own (see newString and newFloat);
+	// floatCap sizes floats, allocated on first use.
+	strs     []string
+	floats   []float64
+	floatCap int
 }
 
-func newPlanner(m Manifest, o effective, terms []string) planner {
-	pl := planner{m: m, o: o, terms: terms}
+// newString returns a pointer to a copy of s in pl.strs.
+func (pl *planner) newString(s string) *string {
+	if len(pl.strs) == cap(pl.strs) {
+		pl.strs = make([]string, 0, 4) // not reached: Plan sizes pl.strs
+	}
+	pl.strs = append(pl.strs, s)
+	return &pl.strs[len(pl.strs)-1]
+}
+
+// newFloat returns a pointer to a copy of x in pl.floats. A full array
+// is replaced, not grown, so earlier pointers stay valid.
+func (pl *planner) newFloat(x float64) *float64 {
+	if len(pl.floats) == cap(pl.floats) {
+		pl.floats = make([]float64, 0, max(pl.floatCap, 4))
+	}
+	pl.floats = append(pl.floats, x)
+	return &pl.floats[len(pl.floats)-1]
+}
+
+func newPlanner(m Manifest, o effective) planner {
+	pl := planner{m: m, o: o}
 	if len(m.Units) > smallManifest {
 		pl.byID = make(map[string]unitIndex, len(m.Units))
 		for i, u := range m.Units {
@@ -167,29 +225,53 @@ func (pl *planner) unitByID(id string) (*Unit, bool) {
 	return &pl.m.Units[ix.first], true
 }
 
-func echoOptions(o effective) PlanOptions {
-	return PlanOptions{
+// echoOptions copies the effective options into the plan, so it does
+// not alias the caller's. The two lists are appended to *strs, whose
+// capacity must hold them, and the four optional values share one
+// allocation.
+func echoOptions(o effective, strs *[]string) PlanOptions {
+	po := PlanOptions{
 		Role:                o.role,
-		PaymentMethods:      slices.Clone(o.methods),
-		Credentials:         slices.Clone(o.credentials),
+		PaymentMethods:      cloneInto(strs, o.methods),
+		Credentials:         cloneInto(strs, o.credentials),
 		AttestationProvider: o.attest,
 		MaxUnits:            o.maxUnits,
 		Strict:              o.strict,
-		Budget:              clonePtr(o.budget),
-		ContextBudget:       clonePtr(o.contextBudget),
 		GrantCeiling:        o.grantCeiling,
-		Spend:               clonePtr(o.spend),
-		Action:              clonePtr(o.action),
 	}
+	if o.budget == nil && o.contextBudget == nil && o.spend == nil && o.action == nil {
+		return po
+	}
+	box := new(struct {
+		budget        Budget
+		contextBudget float64
+		spend         SpendProposal
+		action        ActionProposal
+	})
+	if o.budget != nil {
+		box.budget, po.Budget = *o.budget, &box.budget
+	}
+	if o.contextBudget != nil {
+		box.contextBudget, po.ContextBudget = *o.contextBudget, &box.contextBudget
+	}
+	if o.spend != nil {
+		box.spend, po.Spend = *o.spend, &box.spend
+	}
+	if o.action != nil {
+		box.action, po.Action = *o.action, &box.action
+	}
+	return po
 }
 
-// clonePtr copies *p so the plan does not alias the caller's options.
-func clonePtr[T any](p *T) *T {
-	if p == nil {
+// cloneInto is slices.Clone(s) stored at the end of *strs, which must
+// have room for it; the result's capacity is its length.
+func cloneInto(strs *[]string, s []string) []string {
+	if s == nil {
 		return nil
 	}
-	v := *p
-	return &v
+	l := len(*strs)
+	*strs = append(*strs, s...)
+	return (*strs)[l:len(*strs):len(*strs)]
 }
 
 func (pl *planner) trust() PlanTrust {
@@ -205,47 +287,100 @@ func (pl *planner) trust() PlanTrust {
 	return t
 }
 
+// gate is the outcome of the cascade for one unit: the first failing
+// gate's reason, or the task-term hits that make up its score.
+type gate struct {
+	skip string
+	hits termHits
+}
+
+// termHits counts the task terms found in a unit's intent, triggers and
+// id/path.
+type termHits struct{ intent, trigger, idPath int }
+
+func (h termHits) score() int { return 3*h.intent + 4*h.trigger + 2*h.idPath }
+
+func (h termHits) reasonCount() int {
+	n := 0
+	for _, c := range [...]int{h.intent, h.trigger, h.idPath} {
+		if c > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// appendReasons appends the score reasons of h.
+func (h termHits) appendReasons(reasons []string) []string {
+	if h.intent > 0 {
+		reasons = append(reasons, countReason(intentReasons, intentPrefix, h.intent))
+	}
+	if h.trigger > 0 {
+		reasons = append(reasons, countReason(triggerReasons, triggerPrefix, h.trigger))
+	}
+	if h.idPath > 0 {
+		reasons = append(reasons, countReason(idPathReasons, idPathPrefix, h.idPath))
+	}
+	return reasons
+}
+
+func (g *gate) score() int { return g.hits.score() }
+
+// scoreReasons returns g's score reasons in the next piece of pl.reasons,
+// its capacity limited to them plus one reduction, so appending more
+// reductions reallocates instead of overwriting a neighbour.
+func (pl *planner) scoreReasons(g *gate) []string {
+	n := g.hits.reasonCount() + 1
+	if cap(pl.reasons)-len(pl.reasons) < n {
+		pl.reasons = make([]string, 0, n) // not reached: Plan sizes pl.reasons
+	}
+	l := len(pl.reasons)
+	pl.reasons = pl.reasons[:l+n]
+	return g.hits.appendReasons(pl.reasons[l : l : l+n])
+}
+
 // cascade runs the skip gates of §3.4 in order and returns the first
-// failing gate's reason, or the unit's score and score reasons when it
-// passes them all.
-func (pl *planner) cascade(u *Unit) (score int, reasons []string, skip string) {
+// failing gate's reason, or the unit's term hits when it passes them all.
+func (pl *planner) cascade(u *Unit, terms []string) gate {
 	role := pl.o.role
 	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) {
-		return 0, nil, fmt.Sprintf("audience %s excludes role '%s'", jsonStringArray(u.Audience), role)
+		var buf [160]byte
+		r := appendJSONStringArray(append(buf[:0], "audience "...), u.Audience)
+		return gate{skip: string(append(append(append(r, " excludes role '"...), role...), '\''))}
 	}
 	for _, n := range u.NotFor {
 		lower := jsLower(n)
-		for _, t := range pl.terms {
+		for _, t := range terms {
 			if strings.Contains(lower, t) {
-				return 0, nil, fmt.Sprintf("not_for declares it does not serve '%s'", n)
+				return gate{skip: "not_for declares it does not serve '" + n + "'"}
 			}
 		}
 	}
 	if t := u.Temporal; t != nil {
 		if t.ValidFrom != "" && compareUTF16(t.ValidFrom, pl.o.asOf) > 0 {
-			return 0, nil, "not active until " + t.ValidFrom
+			return gate{skip: "not active until " + t.ValidFrom}
 		}
 		if t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0 {
-			reason := "expired " + t.ValidUntil
 			if t.SupersededBy != "" {
-				reason += " (superseded by " + t.SupersededBy + ")"
+				return gate{skip: "expired " + t.ValidUntil + " (superseded by " + t.SupersededBy + ")"}
 			}
-			return 0, nil, reason
+			return gate{skip: "expired " + t.ValidUntil}
 		}
 	}
 	if isTrue(u.Deprecated) {
-		return 0, nil, reasonDeprecated
+		return gate{skip: reasonDeprecated}
 	}
 	if t := u.Temporal; t != nil && t.SupersededBy != "" {
 		if succ, ok := pl.unitByID(t.SupersededBy); ok && !isTrue(succ.Deprecated) &&
 			pl.activeAt(succ) && (len(succ.Audience) == 0 || slices.Contains(succ.Audience, role)) {
-			return 0, nil, fmt.Sprintf("superseded by %s (successor active)", t.SupersededBy)
+			return gate{skip: "superseded by " + t.SupersededBy + " (successor active)"}
 		}
 	}
-	if score, reasons = scoreTerms(u, pl.terms); score == 0 {
-		return 0, nil, reasonNotRelevant
+	h := countHits(u, terms)
+	if h.score() == 0 {
+		return gate{skip: reasonNotRelevant}
 	}
-	return score, reasons, ""
+	return gate{hits: h}
 }
 
 // activeAt reports valid_from ≤ asOf ≤ valid_until, bounds inclusive and
@@ -271,42 +406,38 @@ func scoreUnit(u Unit, terms []string) (int, []string) { return scoreTerms(&u, t
 
 // scoreTerms is scoreUnit without copying the unit.
 func scoreTerms(u *Unit, terms []string) (int, []string) {
+	h := countHits(u, terms)
+	if h.score() == 0 {
+		return 0, nil
+	}
+	return h.score(), h.appendReasons(make([]string, 0, 4)) // room for the score reasons and a reduction
+}
+
+// countHits counts the term hits of §3.3 in u.
+func countHits(u *Unit, terms []string) termHits {
 	intent := lowerView(u.Intent)
 	// Terms never contain a space, and the space isolates the final-sigma
 	// context of each side, so matching id and path apart is the same as
 	// matching the lower-cased "id path".
 	id, path := lowerView(u.ID), lowerView(u.Path)
-	var buf [8]string
+	var buf [8]lowered
 	triggers := buf[:0]
 	for _, tr := range u.Triggers {
-		triggers = append(triggers, jsLower(tr))
+		triggers = append(triggers, lowerView(tr))
 	}
-	var intentHits, triggerHits, idHits int
+	var h termHits
 	for _, t := range terms {
 		if intent.contains(t) {
-			intentHits++
+			h.intent++
 		}
 		if triggerMatches(triggers, t) {
-			triggerHits++
+			h.trigger++
 		}
 		if id.contains(t) || path.contains(t) {
-			idHits++
+			h.idPath++
 		}
 	}
-	if intentHits+triggerHits+idHits == 0 {
-		return 0, nil
-	}
-	reasons := make([]string, 0, 4) // room for the score reasons and a reduction
-	if intentHits > 0 {
-		reasons = append(reasons, countReason(intentReasons, intentPrefix, intentHits))
-	}
-	if triggerHits > 0 {
-		reasons = append(reasons, countReason(triggerReasons, triggerPrefix, triggerHits))
-	}
-	if idHits > 0 {
-		reasons = append(reasons, countReason(idPathReasons, idPathPrefix, idHits))
-	}
-	return 3*intentHits + 4*triggerHits + 2*idHits, reasons
+	return h
 }
 
 // lowered is jsLower(s) for substring tests, without allocating for ASCII
@@ -318,10 +449,16 @@ type lowered struct {
 }
 
 func lowerView(s string) lowered {
-	if isASCII(s) {
-		return lowered{s: s, fold: !isLowerASCII(s)}
+	upper := false
+	for i := 0; i < len(s); i++ { // one pass for isASCII and isLowerASCII
+		switch c := s[i]; {
+		case c >= 0x80:
+			return lowered{s: jsLower(s)}
+		case 'A' <= c && c <= 'Z':
+			upper = true
+		}
 	}
-	return lowered{s: jsLower(s)}
+	return lowered{s: s, fold: upper}
 }
 
 // contains reports whether the lower-cased text contains term (which is
@@ -331,6 +468,26 @@ func (l lowered) contains(term string) bool {
 		return strings.Contains(l.s, term)
 	}
 	return containsFoldASCII(l.s, term)
+}
+
+// within reports whether the lower-cased text occurs in term (which is
+// already lower case).
+func (l lowered) within(term string) bool {
+	if !l.fold {
+		return strings.Contains(term, l.s)
+	}
+	return containsLowerOfASCII(term, l.s)
+}
+
+// containsLowerOfASCII is strings.Contains(term, strings.ToLower(s)) for
+// an ASCII s.
+func containsLowerOfASCII(term, s string) bool {
+	for i := 0; i+len(s) <= len(term); i++ {
+		if hasLowerPrefix(s, term[i:i+len(s)]) {
+			return true
+		}
+	}
+	return false
 }
 
 // containsFoldASCII is strings.Contains(strings.ToLower(s), term) for an
@@ -359,9 +516,9 @@ func hasLowerPrefix(s, term string) bool {
 
 // triggerMatches reports a trigger inside the term or the term inside a
 // trigger.
-func triggerMatches(triggers []string, term string) bool {
+func triggerMatches(triggers []lowered, term string) bool {
 	for _, tr := range triggers {
-		if strings.Contains(tr, term) || strings.Contains(term, tr) {
+		if tr.contains(term) || tr.within(term) {
 			return true
 		}
 	}
@@ -369,7 +526,7 @@ func triggerMatches(triggers []string, term string) bool {
 }
 
 // countReason is prefix + "<n> term(s)"; counts below 16 come from the
-// read-only table t, built at init for that prefix.
+// read-only table t for that prefix.
 func countReason(t *[16]string, prefix string, n int) string {
 	if n < len(t) {
 		return t[n]
@@ -377,20 +534,32 @@ func countReason(t *[16]string, prefix string, n int) string {
 	return prefix + strconv.Itoa(n) + " term(s)"
 }
 
-// Score reason prefixes and their countReason tables (never written after
-// init).
+// Score reason prefixes.
 const (
 	intentPrefix  = "intent matches "
 	triggerPrefix = "triggers match "
 	idPathPrefix  = "id/path matches "
 )
 
-var intentReasons, triggerReasons, idPathReasons = countTable(intentPrefix), countTable(triggerPrefix), countTable(idPathPrefix)
-
-func countTable(prefix string) *[16]string {
-	var t [16]string
-	for n := range t {
-		t[n] = prefix + strconv.Itoa(n) + " term(s)"
+// The countReason tables, written out so that they cost nothing at
+// start-up (TestCountReasonTables checks them).
+var (
+	intentReasons = &[16]string{
+		"intent matches 0 term(s)", "intent matches 1 term(s)", "intent matches 2 term(s)", "intent matches 3 term(s)",
+		"intent matches 4 term(s)", "intent matches 5 term(s)", "intent matches 6 term(s)", "intent matches 7 term(s)",
+		"intent matches 8 term(s)", "intent matches 9 term(s)", "intent matches 10 term(s)", "intent matches 11 term(s)",
+		"intent matches 12 term(s)", "intent matches 13 term(s)", "intent matches 14 term(s)", "intent matches 15 term(s)",
 	}
-	return &t
-}
+	triggerReasons = &[16]string{
+		"triggers match 0 term(s)", "triggers match 1 term(s)", "triggers match 2 term(s)", "triggers match 3 term(s)",
+		"triggers match 4 term(s)", "triggers match 5 term(s)", "triggers match 6 term(s)", "triggers match 7 term(s)",
+		"triggers match 8 term(s)", "triggers match 9 term(s)", "triggers match 10 term(s)", "triggers match 11 term(s)",
+		"triggers match 12 term(s)", "triggers match 13 term(s)", "triggers match 14 term(s)", "triggers match 15 term(s)",
+	}
+	idPathReasons = &[16]string{
+		"id/path matches 0 term(s)", "id/path matches 1 term(s)", "id/path matches 2 term(s)", "id/path matches 3 term(s)",
+		"id/path matches 4 term(s)", "id/path matches 5 term(s)", "id/path matches 6 term(s)", "id/path matches 7 term(s)",
+		"id/path matches 8 term(s)", "id/path matches 9 term(s)", "id/path matches 10 term(s)", "id/path matches 11 term(s)",
+		"id/path matches 12 term(s)", "id/path matches 13 term(s)", "id/path matches 14 term(s)", "id/path matches 15 term(s)",
+	}
+)

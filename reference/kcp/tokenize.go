@@ -6,14 +6,25 @@ import (
 	"unicode/utf16"
 )
 
-// stopwords are the 38 words the tokenizer drops.
-var stopwords = map[string]bool{}
+// stopwords are the 38 words the tokenizer drops, as a set for tests;
+// the tokenizer asks isStopword, which needs no start-up work.
+var stopwords = map[string]bool{
+	"the": true, "a": true, "an": true, "is": true, "are": true, "was": true, "were": true, "do": true,
+	"does": true, "how": true, "what": true, "why": true, "when": true, "where": true, "which": true,
+	"who": true, "to": true, "of": true, "in": true, "on": true, "for": true, "and": true, "or": true,
+	"i": true, "we": true, "you": true, "it": true, "this": true, "that": true, "with": true, "my": true,
+	"our": true, "can": true, "should": true, "will": true, "be": true, "get": true, "getting": true,
+}
 
-func init() {
-	for _, w := range strings.Fields(`the a an is are was were do does how what why when where which who to of in on
-		for and or i we you it this that with my our can should will be get getting`) {
-		stopwords[w] = true
+// isStopword reports whether w is one of the stopwords.
+func isStopword(w string) bool {
+	switch w {
+	case "the", "a", "an", "is", "are", "was", "were", "do", "does", "how", "what", "why", "when",
+		"where", "which", "who", "to", "of", "in", "on", "for", "and", "or", "i", "we", "you", "it",
+		"this", "that", "with", "my", "our", "can", "should", "will", "be", "get", "getting":
+		return true
 	}
+	return false
 }
 
 // Terms is the planner's tokenizer: JavaScript toLowerCase, split on every
@@ -21,10 +32,14 @@ func init() {
 // (so combining marks separate), keep tokens longer than two UTF-16 code
 // units that are not stopwords. Duplicates are kept, in order.
 func Terms(text string) []string {
-	lower := jsLower(text)
 	// A kept term has at least 3 bytes and terms are separated, so there
 	// are at most (len+1)/4 of them: out never grows.
-	out := make([]string, 0, (len(lower)+1)/4)
+	lower := jsLower(text)
+	return appendTerms(make([]string, 0, (len(lower)+1)/4), lower)
+}
+
+// appendTerms appends the terms of lower, a jsLower result, to out.
+func appendTerms(out []string, lower string) []string {
 	start := -1 // start of the current token, -1 between tokens
 	for i, r := range lower {
 		switch {
@@ -54,7 +69,7 @@ func isTermRune(r rune) bool {
 // appendTerm keeps tok when it is longer than two UTF-16 code units and
 // not a stopword.
 func appendTerm(out []string, tok string) []string {
-	if utf16Len(tok) > 2 && !stopwords[tok] {
+	if utf16Len(tok) > 2 && !isStopword(tok) {
 		out = append(out, tok)
 	}
 	return out

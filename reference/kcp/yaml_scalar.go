@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -260,8 +261,7 @@ func yamlFloat(s string) float64 {
 }
 
 var (
-	yamlDatePattern      = regexp.MustCompile(`^([0-9][0-9][0-9][0-9])-([0-9][0-9])-([0-9][0-9])$`)
-	yamlTimestampPattern = regexp.MustCompile(`^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$`)
+	yamlTimestampPattern = lazyRegexp(`^([0-9][0-9][0-9][0-9])-([0-9][0-9]?)-([0-9][0-9]?)(?:[Tt]|[ \t]+)([0-9][0-9]?):([0-9][0-9]):([0-9][0-9])(?:\.([0-9]*))?(?:[ \t]*(Z|([-+])([0-9][0-9]?)(?::([0-9][0-9]))?))?$`)
 )
 
 // yamlTimestamp constructs a js-yaml Date. Like Date.UTC, a year 0–99
@@ -277,10 +277,10 @@ func yamlTimestamp(s string) (time.Time, bool) {
 	if !hasYearPrefix(s) {
 		return time.Time{}, false // both patterns start with YYYY-
 	}
-	if m := yamlDatePattern.FindStringSubmatch(s); m != nil {
-		return utc(atoi(m[1]), atoi(m[2])-1, atoi(m[3]), 0, 0, 0, 0), true
+	if isYAMLDate(s) { // YYYY-MM-DD
+		return utc(atoi(s[:4]), atoi(s[5:7])-1, atoi(s[8:]), 0, 0, 0, 0), true
 	}
-	m := yamlTimestampPattern.FindStringSubmatch(s)
+	m := yamlTimestampPattern().FindStringSubmatch(s)
 	if m == nil {
 		return time.Time{}, false
 	}
@@ -303,6 +303,11 @@ func yamlTimestamp(s string) (time.Time, bool) {
 	return t, true
 }
 
+// isYAMLDate reports the YAML date form YYYY-MM-DD (ASCII digits).
+func isYAMLDate(s string) bool {
+	return len(s) == 10 && hasYearPrefix(s) && countDigits(s[5:7]) == 2 && s[7] == '-' && countDigits(s[8:]) == 2
+}
+
 // hasYearPrefix reports four ASCII digits and a '-'.
 func hasYearPrefix(s string) bool {
 	return len(s) > 4 && countDigits(s[:4]) == 4 && s[4] == '-'
@@ -322,4 +327,9 @@ func yamlBinary(s string) (jsBytes, bool) {
 		return nil, false
 	}
 	return jsBytes(b), true
+}
+
+// lazyRegexp compiles expr on first use, so start-up does not pay for it.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
 }
