@@ -11,7 +11,10 @@ import (
 )
 
 // KCP adapts the reference planner (reference/kcp) to kcp.Target.
-type KCP struct{}
+type KCP struct {
+	// Faults are planted in every plan (reference/kcp/faults.go).
+	Faults []refkcp.Fault
+}
 
 // Hello describes the reference planner.
 func (KCP) Hello(context.Context) (kcp.Hello, error) {
@@ -19,7 +22,7 @@ func (KCP) Hello(context.Context) (kcp.Hello, error) {
 }
 
 // Plan parses the manifest, plans, and projects the plan to VectorOutcome.
-func (KCP) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any, error) {
+func (k KCP) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any, error) {
 	m, err := refkcp.ParseManifest([]byte(req.Manifest))
 	if err != nil {
 		return nil, &kcp.Refusal{Message: err.Error()}
@@ -28,6 +31,7 @@ func (KCP) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any, error) 
 	if err := recode(req.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
+	opts.Faults = k.Faults
 	return asMap(refkcp.Outcome(refkcp.Plan(req.Task, m, opts)))
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -12,6 +13,8 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/attack/fuzz"
 	"github.com/sifu-dev/sifu/attack/fuzz/kcpfuzz"
+	"github.com/sifu-dev/sifu/attack/selftest"
+	refkcp "github.com/sifu-dev/sifu/reference/kcp"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
@@ -20,9 +23,16 @@ func init() {
 	register("kcp", suiteEntry{
 		suite: kcp.Suite,
 		targets: map[string]func(runFlags) (runner.Target, error){
-			"inproc": func(runFlags) (runner.Target, error) {
+			"inproc": func(f runFlags) (runner.Target, error) {
+				var faults []refkcp.Fault
+				if f.mutant != "" {
+					if !slices.Contains(refkcp.Faults, refkcp.Fault(f.mutant)) {
+						return nil, &runner.UsageError{Msg: fmt.Sprintf("--mutant %q is not a planted fault of the KCP reference; `sifu selftest --suite kcp` lists them", f.mutant)}
+					}
+					faults = []refkcp.Fault{refkcp.Fault(f.mutant)}
+				}
 				return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-					return inproc.KCP{}, func() {}, nil
+					return inproc.KCP{Faults: faults}, func() {}, nil
 				}}, nil
 			},
 			"exec": func(f runFlags) (runner.Target, error) {
@@ -36,6 +46,15 @@ func init() {
 		},
 		commands: []func() *cobra.Command{newKCPCmd},
 		fuzz:     kcpFuzz,
+		mutants: func() []selftest.Mutant {
+			var out []selftest.Mutant
+			for _, f := range refkcp.Faults {
+				out = append(out, selftest.Mutant{Name: string(f), Target: kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
+					return inproc.KCP{Faults: []refkcp.Fault{f}}, func() {}, nil
+				}}})
+			}
+			return out
+		},
 	})
 }
 

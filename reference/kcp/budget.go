@@ -30,13 +30,17 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 	var msg [160]byte // reasons are built here and copied out once
 	for _, c := range sorted {
 		u := &store[c]
-		if float64(len(w.accepted)) >= pl.o.maxUnits {
+		limit := pl.o.maxUnits
+		if pl.o.has(FaultMaxUnitsOffByOne) {
+			limit++
+		}
+		if float64(len(w.accepted)) >= limit {
 			w.beyondMax++
 			continue
 		}
-		if budget != nil && u.LoadEligible {
+		if budget != nil && u.LoadEligible && !pl.o.has(FaultBudgetUnchecked) {
 			if price := u.Payment.PricePerRequest; price != nil && *price > 0 {
-				if cur := u.Payment.Currency; cur == nil || *cur != pl.o.currency {
+				if cur := u.Payment.Currency; (cur == nil || *cur != pl.o.currency) && !pl.o.has(FaultCurrencyIgnored) {
 					skip(u, "over budget: costs "+jsTemplate(u.Payment.Cost)+", budget is in "+pl.o.currency)
 					continue
 				}
@@ -54,10 +58,10 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 				spend += *price
 			}
 		}
-		if ceiling := pl.o.contextBudget; ceiling != nil && u.LoadEligible {
+		if ceiling := pl.o.contextBudget; ceiling != nil && u.LoadEligible && !pl.o.has(FaultContextUnchecked) {
 			tokens, _, measured := pl.size(u.ID)
 			switch {
-			case !measured && pl.o.strict:
+			case !measured && pl.o.strict && !pl.o.has(FaultStrictKeepsUnsized):
 				skip(u, reasonStrictNoSize)
 				continue
 			case !measured:

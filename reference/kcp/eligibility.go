@@ -80,7 +80,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	}
 
 	// a. skills and playbooks need an explicit grant (§4.3a).
-	if (u.Kind == "skill" || u.Kind == "playbook") && !isTrue(u.LoadEligible) {
+	if (u.Kind == "skill" || u.Kind == "playbook") && !isTrue(u.LoadEligible) && !pl.o.has(FaultSkillsEligible) {
 		fail("kind: " + u.Kind + " not invoke-eligible: no explicit eligibility grant")
 	}
 	if u.Kind == "playbook" && s.LoadEligible {
@@ -117,7 +117,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	s.GrantRequests = grantRequests(u)
 
 	// g. attestation (§3.2).
-	if pl.requiresAttestation && u.Access == "restricted" && !pl.agentCanAttest {
+	if pl.requiresAttestation && u.Access == "restricted" && !pl.agentCanAttest && !pl.o.has(FaultAttestationIgnored) {
 		fail(reasonAttestation)
 	}
 	// h. payment (§4.14).
@@ -132,13 +132,13 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 			s.Payment.PricePerRequest = pl.newFloat(price)
 		}
 	}
-	if !s.Payment.Affordable {
+	if !s.Payment.Affordable && !pl.o.has(FaultUnaffordableSelected) {
 		fail("unaffordable: " + s.Payment.Method)
 	}
 	// i. access is an authorization dimension; payment does not replace it (§4.11).
 	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
 		reason := "access '" + u.Access + "': agent holds no credentials"
-		if u.Access == "restricted" {
+		if u.Access == "restricted" && !pl.o.has(FaultRestrictedOpen) {
 			fail(reason)
 		} else {
 			s.Reasons = append(s.Reasons, reason)

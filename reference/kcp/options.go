@@ -37,6 +37,9 @@ type Options struct {
 	// Action is a proposed action to check against action_scope.deny
 	// (§4.3b).
 	Action *ActionProposal `json:"action,omitempty"`
+	// Faults plant deliberate bugs (faults.go), for sifu's mutation
+	// self-test; never set from a vector or a flag.
+	Faults []Fault `json:"-"`
 }
 
 // Budget is the money ceiling.
@@ -97,6 +100,7 @@ type effective struct {
 	grantCeiling  string
 	spend         *SpendProposal
 	action        *ActionProposal
+	faults        []Fault
 }
 
 // defaultPaymentMethods is the paymentMethods default. It is shared and
@@ -106,6 +110,7 @@ var defaultPaymentMethods = []string{"free"}
 
 func resolveOptions(o Options) effective {
 	e := effective{
+		faults:        o.Faults,
 		env:           o.Env,
 		asOf:          o.AsOf,
 		maxUnits:      DefaultMaxUnits,

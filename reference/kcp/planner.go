@@ -113,6 +113,9 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 		order = append(order, int32(i))
 	}
 	sortCandidates(store, order)
+	if o.has(FaultTieBreakReversed) {
+		reverseTies(store, order)
+	}
 
 	w := pl.walk(store, order, &p.Skipped)
 	p.Selected = gather(store, w.accepted)
@@ -343,34 +346,40 @@ func (pl *planner) scoreReasons(g *gate) []string {
 // failing gate's reason, or the unit's term hits when it passes them all.
 func (pl *planner) cascade(u *Unit, terms []string) gate {
 	role := pl.o.role
-	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) {
+	faulty := len(pl.o.faults) > 0
+	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) && !(faulty && pl.o.has(FaultAudienceIgnored)) {
 		var buf [160]byte
 		r := appendJSONStringArray(append(buf[:0], "audience "...), u.Audience)
 		return gate{skip: string(append(append(append(r, " excludes role '"...), role...), '\''))}
 	}
-	for _, n := range u.NotFor {
-		lower := jsLower(n)
-		for _, t := range terms {
-			if strings.Contains(lower, t) {
-				return gate{skip: "not_for declares it does not serve '" + n + "'"}
+	if !(faulty && pl.o.has(FaultNotForIgnored)) {
+		for _, n := range u.NotFor {
+			lower := jsLower(n)
+			for _, t := range terms {
+				if strings.Contains(lower, t) {
+					return gate{skip: "not_for declares it does not serve '" + n + "'"}
+				}
 			}
 		}
+	}
+	if faulty && pl.o.has(FaultGatesSwapped) && isTrue(u.Deprecated) {
+		return gate{skip: reasonDeprecated}
 	}
 	if t := u.Temporal; t != nil {
 		if t.ValidFrom != "" && compareUTF16(t.ValidFrom, pl.o.asOf) > 0 {
 			return gate{skip: "not active until " + t.ValidFrom}
 		}
-		if t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0 {
+		if t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0 && !(faulty && pl.o.has(FaultExpiryIgnored)) {
 			if t.SupersededBy != "" {
 				return gate{skip: "expired " + t.ValidUntil + " (superseded by " + t.SupersededBy + ")"}
 			}
 			return gate{skip: "expired " + t.ValidUntil}
 		}
 	}
-	if isTrue(u.Deprecated) {
+	if isTrue(u.Deprecated) && !(faulty && pl.o.has(FaultDeprecatedKept)) {
 		return gate{skip: reasonDeprecated}
 	}
-	if t := u.Temporal; t != nil && t.SupersededBy != "" {
+	if t := u.Temporal; t != nil && t.SupersededBy != "" && !(faulty && pl.o.has(FaultSupersessionIgnored)) {
 		if succ, ok := pl.unitByID(t.SupersededBy); ok && !isTrue(succ.Deprecated) &&
 			pl.activeAt(succ) && (len(succ.Audience) == 0 || slices.Contains(succ.Audience, role)) {
 			return gate{skip: "superseded by " + t.SupersededBy + " (successor active)"}
@@ -378,6 +387,9 @@ func (pl *planner) cascade(u *Unit, terms []string) gate {
 	}
 	h := countHits(u, terms)
 	if h.score() == 0 {
+		if faulty && pl.o.has(FaultReasonReworded) {
+			return gate{skip: "no task relevance match"}
+		}
 		return gate{skip: reasonNotRelevant}
 	}
 	return gate{hits: h}

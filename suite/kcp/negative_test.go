@@ -1,0 +1,49 @@
+package kcp_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/engine"
+	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/kcp"
+)
+
+// TestChecksCatchPlantedFaults: every planted fault of the reference planner
+// makes at least one check fail (a fail, not a harness error), so no gate,
+// reason string or budget rule goes unchecked.
+func TestChecksCatchPlantedFaults(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(refkcp.Faults) < 15 {
+		t.Fatalf("only %d planted faults", len(refkcp.Faults))
+	}
+	for _, fault := range refkcp.Faults {
+		t.Run(string(fault), func(t *testing.T) {
+			target := kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
+				return inproc.KCP{Faults: []refkcp.Fault{fault}}, func() {}, nil
+			}}
+			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "faulty", Tags: "~@slow"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			failed := 0
+			for _, tc := range run.Tests {
+				switch tc.Status {
+				case engine.Fail:
+					failed++
+				case engine.HarnessError, engine.Timeout:
+					t.Errorf("%s ended %s under %s: %s", tc.ID, tc.Status, fault, tc.Message)
+				}
+			}
+			if failed == 0 {
+				t.Errorf("no check caught the planted fault %s", fault)
+			}
+		})
+	}
+}
