@@ -287,49 +287,71 @@ func show(v any) string {
 }
 
 // matches turns the oracle's normalized answer into leaf matchers for the
-// vector (fields the target has and the oracle lacks must be absent), at
-// most limit of them.
+// vector, at most limit of them: first every leaf where the target differs
+// (so the finding fails where the target went wrong, however large the
+// answer), then the rest of the oracle's answer. Fields the target has and
+// the oracle lacks must be absent.
 func matches(o, t engine.Outcome, varsO, varsT map[string]any, limit int) []engine.Match {
+	if !o.OK || !t.OK {
+		return nil
+	}
 	var out []engine.Match
-	var walk func(ov, tv any, ptr string)
-	walk = func(ov, tv any, ptr string) {
-		if len(out) >= limit {
+	seen := map[string]bool{}
+	add := func(ptr string, m any) {
+		if len(out) < limit && !seen[ptr] {
+			seen[ptr] = true
+			out = append(out, engine.Match{Pointer: ptr, Matcher: m})
+		}
+	}
+	leaf := func(ptr string, v any) {
+		switch x := v.(type) {
+		case string:
+			if x == maskedValue || x == "<time>" || x == "<cursor>" || x == newID {
+				return
+			}
+			add(ptr, x)
+		case map[string]any, []any:
+		default:
+			add(ptr, engine.Normalize(x))
+		}
+	}
+	// walk visits the oracle's answer; onlyDiff keeps to where the target
+	// differs.
+	var walk func(ov, tv any, ptr string, onlyDiff bool)
+	walk = func(ov, tv any, ptr string, onlyDiff bool) {
+		if len(out) >= limit || onlyDiff && reflect.DeepEqual(ov, tv) {
 			return
 		}
 		switch x := ov.(type) {
 		case map[string]any:
 			tm, _ := tv.(map[string]any)
 			for _, k := range slices.Sorted(maps.Keys(x)) {
-				walk(x[k], tm[k], ptr+"/"+escape(k))
+				walk(x[k], tm[k], ptr+"/"+escape(k), onlyDiff)
 			}
 			for _, k := range slices.Sorted(maps.Keys(tm)) {
-				if _, ok := x[k]; !ok && len(out) < limit {
-					out = append(out, engine.Match{Pointer: ptr + "/" + escape(k), Matcher: map[string]any{"$absent": true}})
+				if _, ok := x[k]; !ok {
+					add(ptr+"/"+escape(k), map[string]any{"$absent": true})
 				}
 			}
 		case []any:
 			tl, _ := tv.([]any)
-			out = append(out, engine.Match{Pointer: ptr, Matcher: map[string]any{"$len": float64(len(x))}})
+			if !onlyDiff || len(tl) != len(x) {
+				add(ptr, map[string]any{"$len": float64(len(x))})
+			}
 			for i := range x {
 				var te any
 				if i < len(tl) {
 					te = tl[i]
 				}
-				walk(x[i], te, ptr+"/"+strconv.Itoa(i))
+				walk(x[i], te, ptr+"/"+strconv.Itoa(i), onlyDiff)
 			}
-		case string:
-			if x == maskedValue || x == "<time>" || x == "<cursor>" || x == newID {
-				return
-			}
-			out = append(out, engine.Match{Pointer: ptr, Matcher: x})
 		default:
-			out = append(out, engine.Match{Pointer: ptr, Matcher: engine.Normalize(x)})
+			leaf(ptr, ov)
 		}
 	}
-	if !o.OK || !t.OK {
-		return nil
-	}
-	walk(normalize(o.Result, reverse(varsO), ""), normalize(t.Result, reverse(varsT), ""), "/result")
+	no, nt := normalize(o.Result, reverse(varsO), ""), normalize(t.Result, reverse(varsT), "")
+	walk(no, nt, "/result", true)
+	walk(no, nt, "/result", false)
 	return out
 }
 
