@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"pgregory.net/rapid"
@@ -51,6 +52,7 @@ func Property(ctx context.Context, cfg Config) fuzz.Property {
 type side struct {
 	target  kungfu.Target
 	hello   kungfu.Hello
+	exec    *kungfu.Executor
 	session *engine.Session
 	release func()
 }
@@ -65,7 +67,8 @@ func open(ctx context.Context, f Factory) (*side, error) {
 		release()
 		return nil, err
 	}
-	return &side{target: t, hello: h, session: engine.NewSession(kungfu.NewExecutor(t, h)), release: release}, nil
+	exec := kungfu.NewExecutor(t, h)
+	return &side{target: t, hello: h, exec: exec, session: engine.NewSession(exec), release: release}, nil
 }
 
 func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
@@ -73,7 +76,7 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 	if err != nil {
 		p.Broken(fmt.Errorf("starting the oracle: %w", err))
 	}
-	defer oracle.release()
+	defer func() { oracle.release() }()
 	target, err := open(ctx, cfg.Target)
 	if err != nil {
 		p.Broken(fmt.Errorf("starting the target: %w", err))
@@ -84,12 +87,16 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 	g.shared = cfg.Shared
 	g.vo, g.vt = oracle.session.Vars, target.session.Vars
 	var steps []engine.Step
+	// serial is the case as the oracle ran it: steps issued at once appear
+	// in the serial order that explained the target's answers.
+	var serial []engine.Step
 	// run executes one step on both sides and compares the answers.
 	run := func(step engine.Step) {
 		i := len(steps)
 		g.index = i
 		step.Source = fmt.Sprintf("fuzz step %d", i+1)
 		steps = append(steps, step)
+		serial = append(serial, step)
 		stepCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 		outO, errO := oracle.session.Do(stepCtx, step)
 		outT, errT := target.session.Do(stepCtx, step)
@@ -109,6 +116,7 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 		if outO.OK {
 			if c := g.captures(steps[i], outO); c != nil {
 				steps[i].Capture = c
+				serial[len(serial)-1].Capture = c
 			}
 			if err := oracle.session.Capture(steps[i], outO); err != nil {
 				p.Broken(fmt.Errorf("the oracle's answer at %s: %w", step.Source, err))
@@ -119,11 +127,117 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 			g.learn(steps[i], outO)
 		}
 	}
+	// race issues ops at once on the target and looks for a serial order
+	// in which a fresh reference, replaying the case so far, answers every
+	// op as the target did. The oracle then continues from that order.
+	g.race = func(ops []engine.Step) {
+		at := len(steps)
+		for i := range ops {
+			ops[i].Source = fmt.Sprintf("fuzz step %d, at once #%d", at+1, i+1)
+		}
+		got := make([]engine.Outcome, len(ops))
+		errs := make([]error, len(ops))
+		var wg sync.WaitGroup
+		for i, op := range ops {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				client := engine.NewSession(target.exec)
+				maps.Copy(client.Vars(), target.session.Vars())
+				stepCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
+				defer cancel()
+				got[i], errs[i] = client.Do(stepCtx, op)
+				got[i].Result = engine.Normalize(got[i].Result)
+			}()
+		}
+		wg.Wait()
+		for range ops {
+			p.Stepped()
+		}
+		race := engine.Step{Op: engine.OpParallel, Steps: ops, Source: fmt.Sprintf("fuzz step %d", at+1), Text: fmt.Sprintf("%d steps at once", len(ops))}
+		for i, err := range errs {
+			if err != nil {
+				p.Diverged(g.divergeRace(append(steps, race), at, fmt.Sprintf("the target failed at once #%d: %v", i+1, err), nil, got))
+			}
+		}
+		var answers [][]engine.Outcome
+		for _, order := range permutations(len(ops)) {
+			replayed, outs, err := g.replayCase(ctx, cfg, serial, ops, order)
+			if err != nil {
+				p.Broken(err)
+			}
+			answers = append(answers, outs)
+			ok := true
+			for i := range ops {
+				if Compare(outs[i], got[i], replayed.session.Vars(), target.session.Vars()) != "" {
+					ok = false
+					break
+				}
+			}
+			if ok {
+				oracle.release()
+				oracle = replayed
+				g.vo = oracle.session.Vars
+				steps = append(steps, race)
+				for _, i := range order {
+					serial = append(serial, ops[i])
+				}
+				return
+			}
+			replayed.release()
+		}
+		p.Diverged(g.divergeRace(append(steps, race), at, "no serial order of the steps issued at once explains the target's answers", answers, got))
+	}
 	for _, a := range aliases {
 		run(engine.Step{Op: engine.OpControl, Name: kungfu.ControlProvision, Agent: a,
 			Capture: map[string]string{a: "/result/agent"}, Text: "provision " + a})
 	}
 	t.Repeat(g.actions(run))
+}
+
+// replayCase runs the case so far on a fresh reference, then ops in the given
+// order, and returns that reference with each op's answer (by op index).
+func (g *model) replayCase(ctx context.Context, cfg Config, steps, ops []engine.Step, order []int) (*side, []engine.Outcome, error) {
+	o, err := open(ctx, cfg.Oracle)
+	if err != nil {
+		return nil, nil, fmt.Errorf("starting the oracle: %w", err)
+	}
+	for _, s := range steps {
+		out, err := o.session.Do(ctx, s)
+		if err == nil && len(s.Capture) > 0 {
+			err = o.session.Capture(s, out)
+		}
+		if err != nil {
+			o.release()
+			return nil, nil, fmt.Errorf("replaying the case on the oracle at %s: %w", s.Source, err)
+		}
+	}
+	outs := make([]engine.Outcome, len(ops))
+	for _, i := range order {
+		out, err := o.session.Do(ctx, ops[i])
+		if err != nil {
+			o.release()
+			return nil, nil, fmt.Errorf("replaying %s on the oracle: %w", ops[i].Source, err)
+		}
+		out.Result = engine.Normalize(out.Result)
+		outs[i] = out
+	}
+	return o, outs, nil
+}
+
+// permutations lists every order of n items (n is small).
+func permutations(n int) [][]int {
+	if n == 0 {
+		return [][]int{{}}
+	}
+	var out [][]int
+	for _, p := range permutations(n - 1) {
+		for i := 0; i <= len(p); i++ {
+			q := append(append(append([]int{}, p[:i]...), n-1), p[i:]...)
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 // expectOf is the expectation a step's oracle outcome gives the vector.
@@ -399,4 +513,95 @@ func (g *model) diverge(steps []engine.Step, at int, detail string, o, t engine.
 		}}}
 	d.Vector, _ = f.Marshal()
 	return d
+}
+
+// divergeRace builds the finding for steps issued at once: the case so far,
+// then the parallel step, which expects what holds in every serial order
+// the reference allows — for each field the ops answer, the set of values
+// across the ops, when that set is the same in every order.
+func (g *model) divergeRace(steps []engine.Step, at int, detail string, answers [][]engine.Outcome, got []engine.Outcome) *fuzz.Divergence {
+	race := &steps[at]
+	if len(answers) > 0 {
+		var match []engine.Match
+		for _, ptr := range racePointers(answers[0], got) {
+			want, same := raceValues(answers[0], ptr, g.varsO())
+			for _, other := range answers[1:] {
+				v, _ := raceValues(other, ptr, g.varsO())
+				if !reflect.DeepEqual(v, want) {
+					same = false
+				}
+			}
+			if same {
+				match = append(match, engine.Match{Pointer: "/result/outcomes/*" + ptr, Matcher: map[string]any{"$set": want}})
+			}
+		}
+		race.Expect = &engine.Expect{Match: match}
+	}
+	rules := []string{"KF-L5-01", "KF-L5-03", "KF-10.2-04"}
+	encoded, err := vector.Encode(steps)
+	d := &fuzz.Divergence{Step: at, Detail: detail + " (" + race.Text + ")", Rules: rules}
+	if err != nil {
+		d.Detail += "; the case could not be written as a vector: " + err.Error()
+		return d
+	}
+	f := vector.File{Schema: "../schema/vector.schema.json", Suite: "kungfu",
+		Description: "Found by sifu fuzz: steps issued at once had an effect no serial order has; the expectations hold in every serial order the reference allows.",
+		Checks: []vector.FileCheck{{ID: "fuzz-finding", Title: fmt.Sprintf("Fuzz finding: %s at step %d", race.Text, at+1),
+			Rules: rules, Tags: []string{"fuzz", "race"}, Comment: detail, Steps: encoded}}}
+	d.Vector, _ = f.Marshal()
+	return d
+}
+
+// racePointers are the leaves every op's outcome document has, relative to
+// one outcome ("/ok", "/rejection/reason", "/result/version", ...).
+func racePointers(outs, got []engine.Outcome) []string {
+	seen := map[string]bool{}
+	var ptrs []string
+	var walk func(v any, ptr string)
+	walk = func(v any, ptr string) {
+		switch x := v.(type) {
+		case map[string]any:
+			for _, k := range slices.Sorted(maps.Keys(x)) {
+				walk(x[k], ptr+"/"+escape(k))
+			}
+		case []any:
+		default:
+			if !seen[ptr] {
+				seen[ptr] = true
+				ptrs = append(ptrs, ptr)
+			}
+		}
+	}
+	for _, o := range append(slices.Clone(outs), got...) {
+		walk(engine.Normalize(o), "")
+	}
+	slices.Sort(ptrs)
+	return ptrs
+}
+
+// raceValues is the sorted list of the ops' values at ptr (normalized; an
+// op without the field adds nothing, as a "*" pointer skips it); ok is
+// false when a value is one implementations choose freely.
+func raceValues(outs []engine.Outcome, ptr string, vars map[string]any) ([]any, bool) {
+	ids := reverse(vars)
+	var vals []any
+	for _, o := range outs {
+		doc := normalize(engine.Normalize(o), ids, "")
+		var v any = doc
+		for _, seg := range strings.Split(ptr[1:], "/") {
+			m, _ := v.(map[string]any)
+			v = m[strings.ReplaceAll(strings.ReplaceAll(seg, "~1", "/"), "~0", "~")]
+		}
+		if s, isStr := v.(string); isStr && (s == maskedValue || s == "<time>" || s == "<cursor>" || s == newID) {
+			return nil, false
+		}
+		if ptr == "/rejection/message" {
+			return nil, false
+		}
+		if v != nil {
+			vals = append(vals, v)
+		}
+	}
+	slices.SortFunc(vals, func(a, b any) int { return strings.Compare(fmt.Sprint(a), fmt.Sprint(b)) })
+	return vals, true
 }

@@ -41,7 +41,7 @@ func TestTheReferenceAgreesWithItself(t *testing.T) {
 // TestAMutantYieldsAVectorThatCatchesIt: the shrunk finding, written as a
 // vector, passes on the reference and fails on the mutant.
 func TestAMutantYieldsAVectorThatCatchesIt(t *testing.T) {
-	for _, fault := range []ref.Fault{ref.FaultStartsPublic, ref.FaultWithdrawNotTerminal, ref.FaultNoteLeaks} {
+	for _, fault := range []ref.Fault{ref.FaultStartsPublic, ref.FaultWithdrawNotTerminal, ref.FaultNoteLeaks, ref.FaultLostUpdate} {
 		t.Run(string(fault), func(t *testing.T) {
 			cfg := kungfufuzz.Config{Target: factory(fault), Oracle: factory()}
 			res, err := fuzz.Run(fuzz.Config{Seed: 3, Runs: 1000, Steps: 30, ShrinkTime: 5 * time.Second}, kungfufuzz.Property(context.Background(), cfg))

@@ -30,6 +30,8 @@ type model struct {
 	next        int           // counter for variable names
 
 	vo, vt func() map[string]any
+	// race issues steps at once (set by the case runner).
+	race func(ops []engine.Step)
 }
 
 type owned struct{ v, by string }
@@ -143,6 +145,7 @@ func (g *model) actions(run func(engine.Step)) map[string]func(*rapid.T) {
 	a["flow-inputs"] = func(t *rapid.T) { g.inputsFlow(t, run) }
 	a["flow-task-ref"] = func(t *rapid.T) { g.taskRefFlow(t, run) }
 	a["flow-rejoin"] = func(t *rapid.T) { g.rejoinFlow(t, run) }
+	a["flow-race"] = func(t *rapid.T) { g.raceFlow(t, run) }
 	if g.controls[kungfu.ControlClock] {
 		a["flow-deadlines"] = func(t *rapid.T) { g.deadlineFlow(t, run) }
 	}
@@ -995,4 +998,69 @@ func (g *model) deadlineFlow(t *rapid.T, run func(engine.Step)) {
 	run(engine.Step{Op: engine.OpControl, Name: kungfu.ControlClock, Params: map[string]any{"advance": "61s"}, Text: "the clock advances 61s"})
 	run(read(taker, "engagement", map[string]any{"engagement": e}))
 	run(read(author, "adoptions", map[string]any{"task": ref(g.tasks[n].v)}))
+}
+
+// raceFlow sets up a contended object and issues competing actions at once:
+// keyed updates of one Memory, takes of one assignment, adoptions under a
+// cap of one. Each must have the effect of some serial order.
+func (g *model) raceFlow(t *rapid.T, run func(engine.Step)) {
+	if g.race == nil {
+		t.Skip("no racing")
+	}
+	switch rapid.SampledFrom([]string{"updates", "takes", "adoptions"}).Draw(t, "race-kind") {
+	case "updates":
+		author := g.agent(t, "race-author")
+		m := g.ownMemory(t, author, run)
+		var ops []engine.Step
+		for i := range 3 {
+			op := act(author, "memory.update", map[string]any{"memory": m, "content": fmt.Sprintf("edit %d", i)})
+			op.Key = g.fresh("race-")
+			ops = append(ops, op)
+		}
+		g.race(ops)
+	case "takes":
+		th := g.newestThread(t)
+		if len(th.members) == 0 {
+			t.Skip("no members")
+		}
+		creator, to := th.members[0], rapid.SampledFrom(th.members).Draw(t, "race-to")
+		n := len(g.assignments)
+		run(act(creator, "thread.post", map[string]any{"thread": ref(th.v), "memory": g.ownMemory(t, creator, run), "assign": map[string]any{"to": ref(to), "criteria": "c"}}))
+		if len(g.assignments) == n {
+			return
+		}
+		var ops []engine.Step
+		for range 3 {
+			op := act(to, "assignment.take", map[string]any{"assignment": ref(g.assignments[n].v)})
+			op.Key = g.fresh("race-")
+			ops = append(ops, op)
+		}
+		g.race(ops)
+	default:
+		author := g.agent(t, "race-author")
+		n := len(g.tasks)
+		run(act(author, "task.create", map[string]any{"title": "capped", "requirements": "r", "max_adoptions": float64(1)}))
+		if len(g.tasks) == n {
+			return
+		}
+		var engagements []string
+		for _, a := range aliases {
+			if a == author {
+				continue
+			}
+			k := len(g.engagements)
+			run(act(a, "task.take", map[string]any{"task": ref(g.tasks[n].v), "deliver": map[string]any{"payload": "work"}}))
+			if len(g.engagements) > k {
+				engagements = append(engagements, ref(g.engagements[k].v))
+			}
+		}
+		if len(engagements) < 2 {
+			return
+		}
+		var ops []engine.Step
+		for _, e := range engagements {
+			ops = append(ops, act(author, "task.judge", map[string]any{"engagement": e, "verdict": "adopt"}))
+		}
+		g.race(ops)
+	}
 }
