@@ -9,8 +9,8 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/suite/acp"
 	steps "github.com/sifu-dev/sifu/steps/acp"
+	"github.com/sifu-dev/sifu/suite/acp"
 )
 
 // outsider is a name protocol.json never lists.
