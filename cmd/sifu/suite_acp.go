@@ -10,8 +10,6 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/exec"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/attack/fuzz"
-	"github.com/sifu-dev/sifu/attack/fuzz/acpfuzz"
 	"github.com/sifu-dev/sifu/attack/selftest"
 	refacp "github.com/sifu-dev/sifu/reference/acp"
 	"github.com/sifu-dev/sifu/runner"
@@ -59,16 +57,4 @@ func init() {
 			return out
 		},
 	})
-}
-
-// acpFuzz fuzzes an ACP implementation with tool-call sequences, a fresh
-// in-process reference answering each call alongside.
-func acpFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
-	rt, ok := req.target.(acp.RunTarget)
-	if !ok {
-		return fuzz.Result{}, fmt.Errorf("the acp fuzzer cannot drive a %T", req.target)
-	}
-	oracle := func(context.Context) (acp.Target, func(), error) { return inproc.ACP{}, func() {}, nil }
-	prop := acpfuzz.Property(ctx, acpfuzz.Config{Target: rt.New, Oracle: oracle, Name: fmt.Sprintf("fuzz-acp-%d", req.seed)})
-	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, prop)
 }
