@@ -21,12 +21,12 @@ func factory(faults ...ref.Fault) acp.Factory {
 }
 
 func TestTheReferenceAgreesWithItself(t *testing.T) {
-	runs := 150
+	runs := 200
 	if testing.Short() {
-		runs = 60
+		runs = 40
 	}
 	cfg := acpfuzz.Config{Target: factory(), Oracle: factory(), Name: "fuzz-acp-1"}
-	res, err := fuzz.Run(fuzz.Config{Seed: 1, Runs: runs, Steps: 15}, acpfuzz.Property(context.Background(), cfg))
+	res, err := fuzz.Run(fuzz.Config{Seed: 1, Runs: runs, Steps: 8}, acpfuzz.Property(context.Background(), cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestPlantedFaultsAreFoundAndTheirFindingsReplay(t *testing.T) {
 		t.Run(string(f), func(t *testing.T) {
 			t.Parallel()
 			cfg := acpfuzz.Config{Target: factory(f), Oracle: factory(), Name: "fuzz-acp-" + string(f)}
-			res, err := fuzz.Run(fuzz.Config{Seed: 7, Runs: 200, ShrinkTime: 2 * time.Second}, acpfuzz.Property(context.Background(), cfg))
+			res, err := fuzz.Run(fuzz.Config{Seed: 7, Runs: 150, ShrinkTime: time.Second}, acpfuzz.Property(context.Background(), cfg))
 			if err != nil {
 				t.Fatal(err)
 			}
