@@ -37,7 +37,7 @@ a usage error.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runRace(cmd.Context(), cmd.OutOrStdout(), f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.suite, "suite", "kungfu", "suite whose races to run (kungfu)")
+	fl.StringVar(&f.suite, "suite", "kungfu", "suite whose races to run (kungfu, acp)")
 	fl.StringVar(&f.target, "target", "inproc", "implementation to check")
 	fl.StringVar(&f.out, "out", "race-findings", "directory for visualisations of non-linearizable histories")
 	fl.StringVar(&f.tags, "tags", "", "only races of checks matching this tag expression")
@@ -47,11 +47,14 @@ a usage error.`,
 }
 
 func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
-	if f.suite != "kungfu" {
-		return &runner.UsageError{Msg: fmt.Sprintf("sifu race checks the kungfu suite; %s has no races yet", f.suite)}
+	if f.suite != "kungfu" && f.suite != "acp" {
+		return &runner.UsageError{Msg: fmt.Sprintf("sifu race checks the kungfu and acp suites; %s has no races yet", f.suite)}
 	}
 	if f.rounds <= 0 {
 		return &runner.UsageError{Msg: "--rounds must be positive"}
+	}
+	if f.suite == "acp" {
+		return runACPRace(ctx, out, f)
 	}
 	entry, err := lookupSuite(f.suite)
 	if err != nil {

@@ -46,6 +46,7 @@ func init() {
 			},
 		},
 		commands: []func() *cobra.Command{newACPCmd},
+		fuzz:     acpFuzz,
 		mutants: func() []selftest.Mutant {
 			var out []selftest.Mutant
 			for _, f := range refacp.Faults {
