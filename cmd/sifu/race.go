@@ -10,7 +10,9 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/attack/linear"
+	"github.com/sifu-dev/sifu/attack/linear/acplinear"
 	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/suite/acp"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -46,15 +48,38 @@ a usage error.`,
 	return cmd
 }
 
+// raceChecker checks one race against the target a suite's flags built.
+type raceChecker func(ctx context.Context, r linear.Race, rounds int, outDir string) (linear.Verdict, error)
+
+// raceCheckers builds the race checker of each suite that has races.
+var raceCheckers = map[string]func(target runner.Target) (raceChecker, error){
+	"kungfu": func(target runner.Target) (raceChecker, error) {
+		rt, ok := target.(kungfu.RunTarget)
+		if !ok {
+			return nil, fmt.Errorf("sifu race cannot drive a %T", target)
+		}
+		return func(ctx context.Context, r linear.Race, rounds int, outDir string) (linear.Verdict, error) {
+			return linear.Check(ctx, r, rt.New, kungfuOracle, rounds, outDir)
+		}, nil
+	},
+	"acp": func(target runner.Target) (raceChecker, error) {
+		rt, ok := target.(acp.RunTarget)
+		if !ok {
+			return nil, fmt.Errorf("sifu race cannot drive a %T", target)
+		}
+		return func(ctx context.Context, r linear.Race, rounds int, outDir string) (linear.Verdict, error) {
+			return acplinear.Check(ctx, r, rt.New, acpOracle, rounds, outDir)
+		}, nil
+	},
+}
+
 func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
-	if f.suite != "kungfu" && f.suite != "acp" {
+	checkerFor, ok := raceCheckers[f.suite]
+	if !ok {
 		return &runner.UsageError{Msg: fmt.Sprintf("sifu race checks the kungfu and acp suites; %s has no races yet", f.suite)}
 	}
 	if f.rounds <= 0 {
 		return &runner.UsageError{Msg: "--rounds must be positive"}
-	}
-	if f.suite == "acp" {
-		return runACPRace(ctx, out, f)
 	}
 	entry, err := lookupSuite(f.suite)
 	if err != nil {
@@ -68,9 +93,9 @@ func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
 	if err != nil {
 		return err
 	}
-	rt, ok := target.(kungfu.RunTarget)
-	if !ok {
-		return fmt.Errorf("sifu race cannot drive a %T", target)
+	check, err := checkerFor(target)
+	if err != nil {
+		return err
 	}
 	plan, err := runner.Load(sifu.Assets, entry.suite)
 	if err != nil {
@@ -91,7 +116,7 @@ func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
 	}
 	bad := 0
 	for _, r := range races {
-		v, err := linear.Check(ctx, r, rt.New, kungfuOracle, f.rounds, f.out)
+		v, err := check(ctx, r, f.rounds, f.out)
 		if err != nil {
 			return err
 		}
@@ -121,12 +146,16 @@ func kungfuOracle(context.Context) (kungfu.Target, func(), error) {
 // raceProbe runs every race of the plan against a target and describes the
 // first history no serial order explains, or returns "".
 func raceProbe(ctx context.Context, plan *runner.Plan, target runner.Target, rounds int) (string, error) {
-	rt, ok := target.(kungfu.RunTarget)
+	checkerFor, ok := raceCheckers[plan.Suite.Name]
 	if !ok {
 		return "", nil
 	}
+	check, err := checkerFor(target)
+	if err != nil {
+		return "", nil
+	}
 	for _, r := range linear.Races(plan.Checks) {
-		v, err := linear.Check(ctx, r, rt.New, kungfuOracle, rounds, "")
+		v, err := check(ctx, r, rounds, "")
 		if err != nil {
 			return "", err
 		}

@@ -54,7 +54,7 @@ sharpen a check; never delete the mutant), 2 on a usage error.`,
 	fl.IntVar(&f.fuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
 	fl.Uint64Var(&f.seed, "seed", 1, "fuzz seed")
 	fl.StringSliceVar(&f.only, "mutant", nil, "only these mutants (repeatable)")
-	fl.IntVar(&f.raceRounds, "race-rounds", 0, "rounds of every race per mutant after the fuzz (kungfu; 0: none)")
+	fl.IntVar(&f.raceRounds, "race-rounds", 0, "rounds of every race per mutant after the fuzz (kungfu, acp; 0: none)")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 2*time.Second, "time limit for shrinking one fuzz finding")
 	return cmd
 }
@@ -87,7 +87,7 @@ func runSelftest(ctx context.Context, out io.Writer, f selftestFlags) error {
 			return err
 		}
 		var probe selftest.Prober
-		if (f.fuzzRuns > 0 && entry.fuzz != nil) || (f.raceRounds > 0 && name == "kungfu") {
+		if (f.fuzzRuns > 0 && entry.fuzz != nil) || (f.raceRounds > 0 && raceCheckers[name] != nil) {
 			probe = func(ctx context.Context, m selftest.Mutant) (string, error) {
 				if f.fuzzRuns > 0 && entry.fuzz != nil {
 					res, err := entry.fuzz(ctx, fuzzRequest{target: m.Target, seed: f.seed, runs: f.fuzzRuns, shrinkTime: f.shrinkTime})
@@ -102,7 +102,7 @@ func runSelftest(ctx context.Context, out io.Writer, f selftestFlags) error {
 						return fmt.Sprintf("fuzz step %d: %s [%s]", d.Step+1, d.Detail, verdict), nil
 					}
 				}
-				if f.raceRounds > 0 && name == "kungfu" {
+				if f.raceRounds > 0 && raceCheckers[name] != nil {
 					return raceProbe(ctx, plan, m.Target, f.raceRounds)
 				}
 				return "", nil
