@@ -36,10 +36,12 @@ func newFuzzCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fuzz",
 		Short: "Fuzz an implementation against the bundled reference, shrinking any divergence to a vector",
-		Long: `Fuzz generates random, valid-looking cases (for Kungfu: several agents acting,
-reading and driving the clock over every profile, many steps meant to be
-refused) and runs each against the target and a fresh in-process reference in
-lockstep, comparing every answer. The first divergence is shrunk to a minimal
+		Long: `Fuzz generates random, valid-looking cases and runs each against the target
+and a fresh in-process reference in lockstep, comparing every answer. Kungfu:
+several agents acting, reading, racing and driving the clock over every
+profile, many steps meant to be refused. KCP: mutations of the corpus's
+manifests, tasks and options. ACP: tool-call sequences by participants and
+outsiders, hand-edited documents and event lines. The first divergence is shrunk to a minimal
 case and written to --out as a vector in the suite's own format, ready to
 review and commit; the seed and a reproduction command are printed.
 
