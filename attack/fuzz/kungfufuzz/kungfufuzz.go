@@ -417,9 +417,15 @@ func matches(o, t engine.Outcome, varsO, varsT map[string]any, limit int) []engi
 			out = append(out, engine.Match{Pointer: ptr, Matcher: m})
 		}
 	}
-	leaf := func(ptr string, v any) {
+	leaf := func(ptr string, v, tv any) {
 		switch x := v.(type) {
 		case string:
+			if tx, _ := tv.(string); x == newID && strings.HasPrefix(tx, "${") {
+				// The reference made something new where the target
+				// answered with an object the case already knew.
+				add(ptr, map[string]any{"$ne": tx})
+				return
+			}
 			if x == maskedValue || x == "<time>" || x == "<cursor>" || x == newID {
 				return
 			}
@@ -460,7 +466,7 @@ func matches(o, t engine.Outcome, varsO, varsT map[string]any, limit int) []engi
 				walk(x[i], te, ptr+"/"+strconv.Itoa(i), onlyDiff)
 			}
 		default:
-			leaf(ptr, ov)
+			leaf(ptr, ov, tv)
 		}
 	}
 	no, nt := normalize(o.Result, reverse(varsO), ""), normalize(t.Result, reverse(varsT), "")
@@ -531,7 +537,7 @@ func (g *model) divergeRace(steps []engine.Step, at int, detail string, answers 
 					same = false
 				}
 			}
-			if same {
+			if same && len(want) > 0 {
 				match = append(match, engine.Match{Pointer: "/result/outcomes/*" + ptr, Matcher: map[string]any{"$set": want}})
 			}
 		}
