@@ -178,9 +178,14 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 				oracle.release()
 				oracle = replayed
 				g.vo = oracle.session.Vars
-				steps = append(steps, race)
+				// The case goes on from this order, so a finding written
+				// later replays it in this order: what follows may depend
+				// on which racer came last.
 				for _, i := range order {
-					serial = append(serial, ops[i])
+					op := ops[i]
+					op.Expect = expectOf(outs[i], nil)
+					steps = append(steps, op)
+					serial = append(serial, op)
 				}
 				return
 			}
