@@ -158,7 +158,12 @@ func (g *model) actions(run func(engine.Step)) map[string]func(*rapid.T) {
 		for range 125 {
 			run(act(a, "memory.create", map[string]any{"content": "flood"}))
 		}
-		run(read(a, "memories", map[string]any{"scope": "own", "limit": float64(100)}))
+		page := read(a, "memories", map[string]any{"scope": "own", "limit": float64(100)})
+		cursor := g.fresh("cursor")
+		page.Capture = map[string]string{cursor: "/result/next_cursor"}
+		run(page)
+		// The rest of the listing, where whatever the flood left behind is.
+		run(read(a, "memories", map[string]any{"scope": "own", "limit": float64(100), "cursor": ref(cursor)}))
 	}
 	return a
 }
