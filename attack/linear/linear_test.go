@@ -37,7 +37,10 @@ func TestTheReferenceIsLinearizable(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", r.ID, err)
 		}
-		if !v.Linearizable {
+		switch {
+		case v.Undecided:
+			t.Logf("%s: %s (a slow machine or -race)", r.ID, v.Detail)
+		case !v.Linearizable:
 			t.Errorf("%s: %s", r.ID, v.Detail)
 		}
 	}

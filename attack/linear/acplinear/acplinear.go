@@ -11,8 +11,6 @@ package acplinear
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -62,29 +60,9 @@ func Check(ctx context.Context, r linear.Race, target, oracle acp.Factory, round
 			return v, fmt.Errorf("race %s round %d: %w", r.ID, round+1, err)
 		}
 		v.Rounds++
-		res, info := porcupine.CheckOperationsVerbose(m, history, 10*time.Second)
-		if res == porcupine.Ok {
-			continue
+		if done, err := linear.Decide(m, history, round, outDir, &v); done || err != nil {
+			return v, err
 		}
-		v.Linearizable = false
-		parts := make([]string, len(history))
-		for i, op := range history {
-			parts[i] = m.DescribeOperation(op.Input, op.Output)
-		}
-		v.Detail = fmt.Sprintf("round %d: no order of the %d calls made at once explains their answers (%s)", round+1, len(history), strings.Join(parts, "; "))
-		if res == porcupine.Unknown {
-			v.Detail = fmt.Sprintf("round %d: the checker timed out", round+1)
-		}
-		if outDir != "" {
-			if err := os.MkdirAll(outDir, 0o755); err != nil {
-				return v, err
-			}
-			v.Visualization = filepath.Join(outDir, "race-"+strings.NewReplacer("/", "-").Replace(r.ID)+".html")
-			if err := porcupine.VisualizePath(m, info, v.Visualization); err != nil {
-				return v, fmt.Errorf("writing the visualisation: %w", err)
-			}
-		}
-		return v, nil
 	}
 	return v, nil
 }
