@@ -175,3 +175,10 @@ func (r *recorder) Fatal(args ...any) { r.failed = true; r.Log(args...) }
 func (r *recorder) FailNow()          { r.failed = true }
 func (r *recorder) Fail()             { r.failed = true }
 func (r *recorder) Failed() bool      { return r.failed }
+
+// Rare is true about once in n+1 draws. rapid favours small values and
+// shrinks toward them, so the usual path is the small one and a shrunk
+// case keeps only the rare turns it needs.
+func Rare(t *rapid.T, label string, n int) bool {
+	return rapid.IntRange(0, n).Draw(t, label) == n
+}

@@ -8,6 +8,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/sifu-dev/sifu/attack/fuzz"
+
 	"github.com/sifu-dev/sifu/engine"
 	steps "github.com/sifu-dev/sifu/steps/acp"
 	"github.com/sifu-dev/sifu/suite/acp"
@@ -46,10 +48,8 @@ func newModel(t *rapid.T) *model {
 	return &model{t: t, gates: steps.DefaultGates}
 }
 
-// rare is true about once in n+1 draws; rapid shrinks towards false.
-func rare(t *rapid.T, label string, n int) bool {
-	return rapid.IntRange(0, n).Draw(t, label) == n
-}
+// rare is fuzz.Rare.
+var rare = fuzz.Rare
 
 func (m *model) do(s engine.Step) engine.Outcome {
 	m.index++

@@ -84,7 +84,7 @@ func Property(ctx context.Context, cfg Config) fuzz.Property {
 		}
 		w, g := engine.Normalize(want), engine.Normalize(got)
 		if !reflect.DeepEqual(w, g) {
-			p.Diverged(finding(cfg, seed, req, want, firstDifference(w, g, "")))
+			p.Diverged(finding(cfg, seed, req, want, fuzz.Diff(w, g, "")))
 		}
 	}
 }
@@ -243,57 +243,4 @@ func cloneMap(m map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
-}
-
-// firstDifference names the first pointer where two outcomes differ.
-func firstDifference(w, g any, ptr string) string {
-	switch wx := w.(type) {
-	case map[string]any:
-		gx, ok := g.(map[string]any)
-		if !ok {
-			return fmt.Sprintf("at %s the reference has an object, the target %v", orRoot(ptr), g)
-		}
-		keys := map[string]bool{}
-		for k := range wx {
-			keys[k] = true
-		}
-		for k := range gx {
-			keys[k] = true
-		}
-		for _, k := range slices.Sorted(func(yield func(string) bool) {
-			for k := range keys {
-				if !yield(k) {
-					return
-				}
-			}
-		}) {
-			if d := firstDifference(wx[k], gx[k], ptr+"/"+k); d != "" {
-				return d
-			}
-		}
-		return ""
-	case []any:
-		gx, ok := g.([]any)
-		if !ok || len(gx) != len(wx) {
-			return fmt.Sprintf("at %s the reference has %v, the target %v", orRoot(ptr), w, g)
-		}
-		for i := range wx {
-			if d := firstDifference(wx[i], gx[i], fmt.Sprintf("%s/%d", ptr, i)); d != "" {
-				return d
-			}
-		}
-		return ""
-	default:
-		if !reflect.DeepEqual(w, g) {
-			return fmt.Sprintf("at %s the reference has %v, the target %v", orRoot(ptr), w, g)
-		}
-		return ""
-	}
-}
-
-func orRoot(ptr string) string {
-	if ptr == "" {
-		return "/"
-	}
-	return ptr
 }

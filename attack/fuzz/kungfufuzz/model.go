@@ -6,6 +6,8 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/sifu-dev/sifu/attack/fuzz"
+
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -71,12 +73,8 @@ func (g *model) fresh(prefix string) string {
 	return fmt.Sprintf("%s%d", prefix, g.next)
 }
 
-// rare is true about once in n+1 draws. rapid favours small values and
-// shrinks toward them, so the usual path is the small one and a shrunk
-// case keeps only the rare turns it needs.
-func rare(t *rapid.T, label string, n int) bool {
-	return rapid.IntRange(0, n).Draw(t, label) == n
-}
+// rare is fuzz.Rare.
+var rare = fuzz.Rare
 
 func ref(v string) string { return "${" + v + "}" }
 
