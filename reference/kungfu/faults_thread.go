@@ -18,6 +18,7 @@ const (
 	FaultOwnPinLost             Fault = "own-pin-lost"             // a pin of one's own Memory dies with its withdrawal
 	FaultWithdrawnPinnable      Fault = "withdrawn-pinnable"       // an author may pin its withdrawn Memory
 	FaultDemotionKeepsResponses Fault = "demotion-keeps-responses" // a member demoted to observer still owes responses
+	FaultVoidKeepsGrant         Fault = "void-keeps-grant"         // voiding an admission answers voided but the grant stays live
 	FaultOrphanThreadStaysOpen  Fault = "orphan-thread-stays-open" // deactivating the last governor leaves the thread open
 	FaultHandleTwice            Fault = "handle-twice"             // an ended response can be handled (ended) again
 	FaultDoubleVerdict          Fault = "double-verdict"           // a judged assignment can be judged again
@@ -29,7 +30,7 @@ func init() {
 		FaultSecretReplayed, FaultReissueKeepsOldGrant, FaultLastGovernorLeaves, FaultCloseKeepsResponses,
 		FaultLeaveKeepsAssignments, FaultJudgeAfterForfeit, FaultSecondTake, FaultOthersPinSurvives,
 		FaultOwnPinLost, FaultWithdrawnPinnable, FaultDemotionKeepsResponses, FaultOrphanThreadStaysOpen,
-		FaultHandleTwice, FaultDoubleVerdict, FaultFormerMemberReads)
+		FaultHandleTwice, FaultDoubleVerdict, FaultFormerMemberReads, FaultVoidKeepsGrant)
 }
 
 // Faults planted for references between threads and Tasks (§2, §7.5).

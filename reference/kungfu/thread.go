@@ -334,8 +334,11 @@ func (s *Service) voidAdmission(req Request) ([]Fact, map[string]any, *Rejection
 	if t.grant == nil {
 		return nil, nil, rejection(ReasonInvalidState, "done", "the thread has no live admission")
 	}
-	return []Fact{threadFact(FactAdmissionVoided, req.Agent, t.id, threadData{Admission: t.grant.id})},
-		map[string]any{"thread": t.id, "admission": t.grant.id, "state": "voided"}, nil
+	receipt := map[string]any{"thread": t.id, "admission": t.grant.id, "state": "voided"}
+	if s.faults[FaultVoidKeepsGrant] {
+		return nil, receipt, nil // planted: the answer says voided, the grant stays live
+	}
+	return []Fact{threadFact(FactAdmissionVoided, req.Agent, t.id, threadData{Admission: t.grant.id})}, receipt, nil
 }
 
 // recentFailedJoins counts an agent's failed joins within the window.

@@ -80,6 +80,7 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultHandleTwice:            {"KF-L5-02"},
 	ref.FaultDoubleVerdict:          {"KF-L5-03", "KF-6.4-20"},
 	ref.FaultFormerMemberReads:      {"KF-9-14"},
+	ref.FaultVoidKeepsGrant:         {"KF-6.1-06"},
 
 	// References between threads and Tasks (reference/kungfu/faults_thread.go).
 	ref.FaultTaskRefGrantsAccess:      {"KF-7.5-02"},
