@@ -2,9 +2,7 @@ package kcp
 
 import (
 	"math"
-	"math/big"
 	"strconv"
-	"strings"
 )
 
 // Number formatting as the reference writes numbers into reasons and JSON.
@@ -133,46 +131,46 @@ func appendToFixed(dst []byte, x float64, digits int) []byte {
 	if x < 0 {
 		dst = append(dst, '-')
 	}
-	x = math.Abs(x)
-	if b, ok := appendFixedNoTie(dst, x, digits); ok {
-		return b
-	}
-	return append(dst, fixedHalfUp(x, digits)...)
+	return appendFixedHalfUp(dst, math.Abs(x), digits)
 }
 
-// fixedHalfUp formats x ≥ 0 with digits decimals, rounding the exact
-// binary value half up.
-func fixedHalfUp(x float64, digits int) string {
-	r := new(big.Rat).SetFloat64(x)
-	scale := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(digits)), nil)
-	r.Mul(r, new(big.Rat).SetInt(scale))
-	n := new(big.Int).Quo(r.Num(), r.Denom()) // floor, r ≥ 0
-	frac := new(big.Rat).Sub(r, new(big.Rat).SetInt(n))
-	if frac.Cmp(big.NewRat(1, 2)) >= 0 {
-		n.Add(n, big.NewInt(1))
+// appendFixedHalfUp appends x ≥ 0 with digits decimals, rounding the
+// exact binary value half up. strconv rounds the exact value correctly
+// too and differs only on an exact tie, which it breaks to even. A tie
+// needs an expansion that ends at decimal digits+1, and a binary
+// fraction that short has a denominator dividing 2^(digits+1): only
+// such an x is printed one digit longer, exactly, and rounded up by
+// hand when that digit is 5.
+func appendFixedHalfUp(dst []byte, x float64, digits int) []byte {
+	if t := math.Ldexp(x, digits+1); t != math.Trunc(t) {
+		return strconv.AppendFloat(dst, x, 'f', digits, 64) // no tie possible
 	}
-	s := n.String()
+	start := len(dst)
+	dst = strconv.AppendFloat(dst, x, 'f', digits+1, 64) // exact
+	last := dst[len(dst)-1]
+	dst = dst[:len(dst)-1]
 	if digits == 0 {
-		return s
+		dst = dst[:len(dst)-1] // the point
 	}
-	if len(s) <= digits {
-		s = strings.Repeat("0", digits-len(s)+1) + s
+	if last < '5' {
+		return dst
 	}
-	return s[:len(s)-digits] + "." + s[len(s)-digits:]
-}
-
-// appendFixedNoTie appends x ≥ 0 with digits decimals via strconv, which
-// rounds the exact binary value correctly but breaks exact ties to even.
-// It reports false (dst unchanged) when x may be an exact tie (its exact
-// expansion would then end in 5 at position digits+1, which strconv
-// prints exactly), so the caller can round half up the slow way.
-func appendFixedNoTie(dst []byte, x float64, digits int) ([]byte, bool) {
-	var buf [64]byte
-	probe := strconv.AppendFloat(buf[:0], x, 'f', digits+1, 64)
-	if probe[len(probe)-1] == '5' {
-		return dst, false
+	// Round up: carry from the last digit, past the point.
+	for i := len(dst) - 1; i >= start; i-- {
+		switch dst[i] {
+		case '.':
+			continue
+		case '9':
+			dst[i] = '0'
+			continue
+		}
+		dst[i]++
+		return dst
 	}
-	return strconv.AppendFloat(dst, x, 'f', digits, 64), true
+	dst = append(dst, 0)
+	copy(dst[start+1:], dst[start:])
+	dst[start] = '1'
+	return dst
 }
 
 // money is the reference's Number(n.toFixed(6)).
