@@ -89,32 +89,36 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 			fail(reason)
 		}
 	}
+	var g Governance
 	if u.Kind == "playbook" && s.LoadEligible && len(u.Steps) > 0 {
 		// c. step authority under the resolved ceiling (§3.13).
 		var reason string
-		s.Authority, reason = pl.authority(u)
+		g.Authority, reason = pl.authority(u)
 		if reason != "" {
 			fail(reason)
 		}
 	}
 	if sp := pl.o.spend; sp != nil && (sp.Amount != nil || sp.Vendor != "") {
 		// d. proposed spend against action_scope.spend (§4.3a.1).
-		s.Spend = pl.spendCheck(u, sp)
-		if s.Spend != nil && !s.Spend.Within && s.LoadEligible {
-			fail("step '" + s.Spend.Step + "' " + s.Spend.Detail + " — §4.3a.1")
+		g.Spend = pl.spendCheck(u, sp)
+		if g.Spend != nil && !g.Spend.Within && s.LoadEligible {
+			fail("step '" + g.Spend.Step + "' " + g.Spend.Detail + " — §4.3a.1")
 		}
 	}
 	if a := pl.o.action; a != nil && (a.Tool != "" || a.Path != "" || a.Capability != "") {
 		// e. proposed action against action_scope.deny (§4.3b).
-		s.ProhibitedAttempts = pl.denyCheck(u, a)
-		if len(s.ProhibitedAttempts) > 0 {
-			pa := s.ProhibitedAttempts[0]
+		g.ProhibitedAttempts = pl.denyCheck(u, a)
+		if len(g.ProhibitedAttempts) > 0 {
+			pa := g.ProhibitedAttempts[0]
 			fail("step '" + pa.Step + "' attempts '" + pa.Token + "' (" + pa.Dimension + "), denied by " + pa.DeniedBy +
 				" — refused finally, not grantable (§4.3b, RFC-0030)")
 		}
 	}
 	// f. escalation grant requests (§3.14): structured only.
-	s.GrantRequests = grantRequests(u)
+	g.GrantRequests = grantRequests(u)
+	if g.Authority != nil || g.Spend != nil || len(g.GrantRequests) > 0 || len(g.ProhibitedAttempts) > 0 {
+		s.Governance = pl.newGovernance(g)
+	}
 
 	// g. attestation (§3.2).
 	if pl.requiresAttestation && u.Access == "restricted" && !pl.agentCanAttest && !pl.o.has(FaultAttestationIgnored) {

@@ -68,19 +68,21 @@ type PlanOptions struct {
 type SelectedUnit struct {
 	ID, Path, Intent string
 	Score            int
-	LoadEligible     bool
 	// Reasons are the score reasons, then every eligibility reduction.
-	Reasons             []string
-	Payment             PaymentChoice
-	RequiresAttestation bool // the manifest requires attestation and the unit is restricted
+	Reasons []string
+	Payment PaymentChoice
 	// ActionScope is the manifest unit's own action_scope, shared with the
 	// manifest: treat it as read-only.
 	ActionScope *ActionScope
-	Governance
+	// Governance is nil when no invocation gate recorded anything.
+	Governance          *Governance
+	LoadEligible        bool
+	RequiresAttestation bool // the manifest requires attestation and the unit is restricted
 }
 
 // Governance carries the structured results of the invocation gates of
-// skills and playbooks (§3.13, §3.14, §4.3a.1, §4.3b).
+// skills and playbooks (§3.13, §3.14, §4.3a.1, §4.3b). A plan holds it
+// by pointer, since most units have none.
 type Governance struct {
 	Authority          *AuthorityBinding
 	Spend              *SpendCheck
@@ -131,9 +133,9 @@ type PaymentChoice struct {
 
 // SkippedUnit is a unit left out, with the one reason that decided it.
 type SkippedUnit struct {
-	ID     string
-	Reason string
-	Governance
+	ID         string
+	Reason     string
+	Governance *Governance // shared with the SelectedUnit it was; nil when none
 }
 
 // FederationChoice is the decision for one federation ref (§3.6).

@@ -170,7 +170,10 @@ func spendScopeJSON(sp *SpendScope) *jsonObject {
 		putIf(sp.Currency != "", "currency", sp.Currency)
 }
 
-func governanceJSON(o *jsonObject, g Governance) {
+func governanceJSON(o *jsonObject, g *Governance) {
+	if g == nil {
+		return
+	}
 	if a := g.Authority; a != nil {
 		o.put("authority", (&jsonObject{}).put("ceiling", a.Ceiling).put("boundBy", a.BoundBy))
 	}

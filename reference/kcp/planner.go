@@ -80,7 +80,8 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	p.Options = echoOptions(o, &words)
 	l := len(words)
 	pl.reasons, pl.strs = words[l:l:l+reasonSlots], words[l+reasonSlots:l+reasonSlots] // a cost per survivor
-	pl.floatCap = survivors + 7                                                        // a price per survivor, the budget's four and the context's three
+	// A price per survivor, the budget's four and the context's three.
+	pl.survivors, pl.floatCap = survivors, survivors+7
 	// Every unit is skipped at most once; survivors only under strict or
 	// a ceiling.
 	skips := n - survivors
@@ -153,6 +154,9 @@ type planner struct {
 	strs     []string
 	floats   []float64
 	floatCap int
+	// govs holds the survivors' governance records (see newGovernance).
+	govs      []Governance
+	survivors int // units past the cascade
 }
 
 // newString returns a pointer to a copy of s in pl.strs.
@@ -162,6 +166,16 @@ func (pl *planner) newString(s string) *string {
 	}
 	pl.strs = append(pl.strs, s)
 	return &pl.strs[len(pl.strs)-1]
+}
+
+// newGovernance returns a pointer to a copy of g in pl.govs, allocated
+// on first use with room for every survivor.
+func (pl *planner) newGovernance(g Governance) *Governance {
+	if len(pl.govs) == cap(pl.govs) {
+		pl.govs = make([]Governance, 0, max(pl.survivors, 1))
+	}
+	pl.govs = append(pl.govs, g)
+	return &pl.govs[len(pl.govs)-1]
 }
 
 // newFloat returns a pointer to a copy of x in pl.floats. A full array
