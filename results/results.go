@@ -4,6 +4,9 @@
 package results
 
 import (
+	"fmt"
+	"strings"
+
 	"github.com/sifu-dev/sifu/engine"
 )
 
@@ -25,12 +28,41 @@ type Target struct {
 	Controls       []string `json:"controls,omitempty"`
 }
 
+// Conditions records what the harness changed about the target for a
+// run, so that such a result is never taken for a plain one and the run
+// can be repeated exactly. Nil for a plain run.
+type Conditions struct {
+	// Mutant is the planted fault the bundled reference ran with (--mutant).
+	Mutant string `json:"mutant,omitempty"`
+	// Faults are the transport faults injected between harness and target
+	// (--faults), and FaultSeed the seed that decided each one.
+	Faults    []string `json:"faults,omitempty"`
+	FaultSeed uint64   `json:"fault_seed,omitempty"`
+}
+
+// String is the conditions for a console line, e.g. "planted fault x" or
+// "faults drop-response,delay (seed 7)".
+func (c *Conditions) String() string {
+	if c == nil {
+		return ""
+	}
+	var parts []string
+	if c.Mutant != "" {
+		parts = append(parts, "planted fault "+c.Mutant)
+	}
+	if len(c.Faults) > 0 {
+		parts = append(parts, fmt.Sprintf("faults %s (seed %d)", strings.Join(c.Faults, ","), c.FaultSeed))
+	}
+	return strings.Join(parts, ", ")
+}
+
 // Run is the outcome of one `sifu run`.
 type Run struct {
 	Harness      Harness         `json:"harness"`
 	Suite        string          `json:"suite"`
 	Spec         string          `json:"spec"`
 	Target       Target          `json:"target"`
+	Conditions   *Conditions     `json:"conditions,omitempty"`
 	Profiles     []string        `json:"profiles"`
 	Selection    Selection       `json:"selection"`
 	StartedAt    string          `json:"started_at"`

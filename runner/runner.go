@@ -177,7 +177,10 @@ type Config struct {
 	Concurrency int           // zero means GOMAXPROCS
 	Progress    io.Writer     // one line per finished check; nil for silence
 	Harness     results.Harness
-	Now         func() time.Time
+	// Conditions, when set, is recorded in the run: what the harness
+	// changed about the target (a planted fault, injected faults).
+	Conditions *results.Conditions
+	Now        func() time.Time
 	// Shard, when Count > 1, keeps only the checks of shard Index (1-based)
 	// of Count; the split depends on check IDs only, so it is the same on
 	// every machine.
@@ -408,6 +411,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		Suite:      p.Suite.Name,
 		Spec:       p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
 		Target:     desc,
+		Conditions: cfg.Conditions,
 		Profiles:   profiles,
 		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules},
 		StartedAt:  started.UTC().Format(time.RFC3339),

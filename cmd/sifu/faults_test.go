@@ -5,12 +5,16 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/declaration"
 	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
 
@@ -111,6 +115,55 @@ func TestFaultRunOverStdio(t *testing.T) {
 		out, err := sifuCLI(t, "run", "-q", "--suite", "kungfu", "--target", "stdio", "--cmd", bin+" serve kungfu --stdio --db kungfu.db", "--faults", "all", "--fault-seed", seed)
 		if err != nil || !strings.Contains(out, "checks: 4 (4 pass") {
 			t.Errorf("seed %s: %v\n%s", seed, err, out)
+		}
+	}
+}
+
+// TestAlteredRunsAreRecorded: a run against a planted fault or through
+// injected faults says so on the console and in results.json, cannot be
+// declared, and its shards are not merged into a declaration.
+func TestAlteredRunsAreRecorded(t *testing.T) {
+	dir := t.TempDir()
+	readConditions := func(sub string) *results.Conditions {
+		t.Helper()
+		run, _, err := declaration.ReadResults(filepath.Join(dir, sub, "results.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return run.Conditions
+	}
+
+	out, err := sifuCLI(t, "run", "-q", "--suite", "kcp", "--mutant", "gates-swapped", "--out", filepath.Join(dir, "mutant"))
+	var failed *failedError
+	if !errors.As(err, &failed) || !strings.Contains(out, "with planted fault gates-swapped") {
+		t.Errorf("mutant run: %v (want a conformance failure), output:\n%s", err, out)
+	}
+	if c := readConditions("mutant"); c == nil || c.Mutant != "gates-swapped" || c.Faults != nil {
+		t.Errorf("mutant run recorded conditions %+v", c)
+	}
+
+	out, err = sifuCLI(t, "run", "-q", "--suite", "kungfu", "--faults", "duplicate,delay", "--fault-seed", "5", "--out", filepath.Join(dir, "faults"))
+	if err != nil || !strings.Contains(out, "with faults duplicate,delay (seed 5)") {
+		t.Errorf("fault run: %v, output:\n%s", err, out)
+	}
+	if c := readConditions("faults"); c == nil || c.Mutant != "" || !slices.Equal(c.Faults, []string{"duplicate", "delay"}) || c.FaultSeed != 5 {
+		t.Errorf("fault run recorded conditions %+v", c)
+	}
+
+	out, err = sifuCLI(t, "run", "-q", "--suite", "kcp")
+	if err != nil || strings.Contains(out, " with ") {
+		t.Errorf("plain run: %v, output:\n%s", err, out)
+	}
+
+	_, err = sifuCLI(t, "run", "--suite", "kcp", "--mutant", "gates-swapped", "--declare", filepath.Join(dir, "decl"))
+	var usage *runner.UsageError
+	if !errors.As(err, &usage) || !strings.Contains(err.Error(), "--mutant") {
+		t.Errorf("--declare with --mutant: %v", err)
+	}
+	for _, sub := range []string{"mutant", "faults"} {
+		_, err := sifuCLI(t, "merge", "--out", filepath.Join(dir, "merged-"+sub), filepath.Join(dir, sub, "results.json"))
+		if err == nil || !strings.Contains(err.Error(), "made with") {
+			t.Errorf("merging the %s run: %v; want a refusal naming its conditions", sub, err)
 		}
 	}
 }

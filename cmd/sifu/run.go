@@ -125,6 +125,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if err := checkFaulted(f, target); err != nil {
 		return err
 	}
+	if f.mutant != "" && f.declare != "" {
+		return &runner.UsageError{Msg: "--declare describes an implementation, and a reference with a planted fault is not one: drop --declare, or --mutant"}
+	}
 	if f.timeout <= 0 {
 		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}
 	}
@@ -166,7 +169,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	cfg := runner.Config{Shard: shard, Only: only,
 		Target: target, TargetName: f.target, Profiles: f.profiles, Tags: f.tags, Rules: f.rules,
-		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(),
+		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(), Conditions: runConditions(f),
 	}
 	if !f.quiet {
 		cfg.Progress = stdout
@@ -256,9 +259,28 @@ func summaryLine(s results.Summary) string {
 		s.Pass, s.Fail, s.Warn, s.NotApplicable, s.Untestable, s.Timeout, s.HarnessError)
 }
 
+// runConditions records --mutant and --faults in the run; nil without them.
+func runConditions(f runFlags) *results.Conditions {
+	if f.mutant == "" && f.faultCfg == nil {
+		return nil
+	}
+	c := &results.Conditions{Mutant: f.mutant}
+	if fc := f.faultCfg; fc != nil {
+		for _, k := range fc.Faults {
+			c.Faults = append(c.Faults, string(k))
+		}
+		c.FaultSeed = fc.Seed
+	}
+	return c
+}
+
 func printSummary(w io.Writer, run *results.Run) {
-	fmt.Fprintf(w, "\nsifu %s: suite %s (%s), target %s (%s %s), profiles %s\n",
-		run.Harness.Version, run.Suite, run.Spec, run.Target.Name, run.Target.Implementation, run.Target.Version,
+	var with string
+	if run.Conditions != nil {
+		with = ", with " + run.Conditions.String()
+	}
+	fmt.Fprintf(w, "\nsifu %s: suite %s (%s), target %s (%s %s%s), profiles %s\n",
+		run.Harness.Version, run.Suite, run.Spec, run.Target.Name, run.Target.Implementation, run.Target.Version, with,
 		strings.Join(run.Profiles, ","))
 	var problems []results.Test
 	for _, t := range run.Tests {
