@@ -10,8 +10,13 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/sifu-dev/sifu/internal/quickstart"
 	"github.com/sifu-dev/sifu/runner"
 )
+
+// init runs after every imported package's initialisation: PATH, hidden
+// from godog's start-up by quickstart, is back before anything runs.
+func init() { quickstart.Restore() }
 
 // Exit codes.
 const (

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 )
@@ -93,5 +94,18 @@ func TestShardsMergeIntoTheWholeRun(t *testing.T) {
 		if code := run(args); code != exitUsage {
 			t.Errorf("sifu %v: exit %d, want %d", args, code, exitUsage)
 		}
+	}
+}
+
+// TestPathIsBackBeforeMain: quickstart hides PATH from godog's start-up
+// only; by the time the command line runs (here: the tests, which start
+// after the main package's init as main does), PATH is the process's own
+// again and commands are found on it.
+func TestPathIsBackBeforeMain(t *testing.T) {
+	if os.Getenv("PATH") == "" {
+		t.Fatal("PATH is empty after start-up")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Errorf("go is not found on PATH after start-up: %v", err)
 	}
 }
