@@ -141,6 +141,16 @@ type Test struct {
 	// Expected is set when the check did not pass and the implementer's
 	// expectations file lists it (or one of its rules).
 	Expected *Expected `json:"expected,omitempty"`
+	// Repeat is set when the check ran more than once (--repeat).
+	Repeat *Repeat `json:"repeat,omitempty"`
+}
+
+// Repeat tallies the runs of a repeated check. Its status, message and
+// transcript are those of the first run that did not pass, or of the last
+// run when all passed: one failing run out of many fails the check.
+type Repeat struct {
+	Runs   int `json:"runs"`
+	Passed int `json:"passed"`
 }
 
 // Expected is the expectations entry that covers a check.

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -187,6 +188,9 @@ type Config struct {
 	Shard Shard
 	// Only, when set, keeps only the checks with these IDs (a rerun).
 	Only []string
+	// Repeat, when above 1, runs every check that many times, each on a
+	// fresh executor, to expose checks whose outcome varies.
+	Repeat int
 }
 
 // Selected is a check chosen for a run, with the verdict it gets without
@@ -376,7 +380,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 			go func() {
 				defer wg.Done()
 				for i := range jobs {
-					t := p.runOne(ctx, cfg.Target, selected[i], timeout)
+					t := p.runRepeated(ctx, cfg.Target, selected[i], timeout, cfg.Repeat)
 					tests[i] = t
 					if cfg.Progress != nil {
 						mu.Lock()
@@ -423,6 +427,36 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	}
 	run.Rules = p.ruleVerdicts(tests, scope, cfg.Tags != "" || len(cfg.Rules) > 0, cfg.Rules)
 	return run, nil
+}
+
+// runRepeated runs a check n times (once when n ≤ 1, or when its verdict
+// is preset) and keeps the first run that did not pass, with the tally.
+func (p *Plan) runRepeated(ctx context.Context, target Target, sel Selected, timeout time.Duration, n int) results.Test {
+	if n <= 1 || sel.Preset != "" {
+		return p.runOne(ctx, target, sel, timeout)
+	}
+	var kept results.Test
+	var failedRuns []string
+	passed, durationMS := 0, int64(0)
+	for run := 1; run <= n; run++ {
+		t := p.runOne(ctx, target, sel, timeout)
+		durationMS += t.DurationMS
+		if t.Status == engine.Pass {
+			passed++
+		} else {
+			failedRuns = append(failedRuns, strconv.Itoa(run))
+		}
+		if len(failedRuns) == 0 || (t.Status != engine.Pass && len(failedRuns) == 1) {
+			kept = t
+		}
+	}
+	kept.DurationMS = durationMS
+	kept.Repeat = &results.Repeat{Runs: n, Passed: passed}
+	if passed < n {
+		kept.Message = fmt.Sprintf("run %s of %d: %s (did not pass in run(s) %s; passed %d of %d)",
+			failedRuns[0], n, kept.Message, strings.Join(failedRuns, ", "), passed, n)
+	}
+	return kept
 }
 
 func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout time.Duration) results.Test {

@@ -18,6 +18,7 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "-q", "--profile", "memory"}, exitUsage}, // a profile needs one suite
 		{[]string{"run", "--suite", "nope"}, exitUsage},
 		{[]string{"run", "--frobnicate"}, exitUsage},
+		{[]string{"run", "--suite", "kcp", "--repeat", "0"}, exitUsage},
 		{[]string{"run", "--profile", "galaxy"}, exitUsage},
 		{[]string{"run", "--rule", "KF-0-99"}, exitUsage},
 		{[]string{"run", "--tags", "@no-such-tag"}, exitUsage},

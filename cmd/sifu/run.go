@@ -48,6 +48,7 @@ type runFlags struct {
 	startCmd       string // command that starts the implementation per check
 	targetConfig   string // file describing how to drive the implementation
 	mutant         string // planted fault of the in-process reference
+	repeat         int    // --repeat: runs per check
 
 	faults    string             // --faults: fault names to inject (attack/faultproxy)
 	faultSeed uint64             // --fault-seed; 0 picks one and prints it
@@ -101,6 +102,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.startCmd, "start-cmd", "", "command sifu starts (and restarts) per check, for suites that drive a server they launch")
 	fl.StringVar(&f.targetConfig, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
 	fl.StringVar(&f.mutant, "mutant", "", "plant this named fault in the bundled reference (--target inproc); see sifu selftest")
+	fl.IntVar(&f.repeat, "repeat", 1, "run every check this many times; one run that does not pass fails the check (finds flaky checks and racy implementations)")
 }
 
 func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
@@ -130,6 +132,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	if f.timeout <= 0 {
 		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}
+	}
+	if f.repeat < 1 {
+		return &runner.UsageError{Msg: fmt.Sprintf("--repeat %d: give how many times to run each check, 1 or more", f.repeat)}
 	}
 	if f.concurrency < 0 {
 		return &runner.UsageError{Msg: "--concurrency must be 0 (one per CPU) or more"}
@@ -169,7 +174,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	cfg := runner.Config{Shard: shard, Only: only,
 		Target: target, TargetName: f.target, Profiles: f.profiles, Tags: f.tags, Rules: f.rules,
-		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(), Conditions: runConditions(f),
+		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(), Conditions: runConditions(f), Repeat: f.repeat,
 	}
 	if !f.quiet {
 		cfg.Progress = stdout
