@@ -76,8 +76,9 @@ type Run struct {
 
 // Selection records how checks were chosen, so a run can be reproduced.
 type Selection struct {
-	Tags  string   `json:"tags,omitempty"`
-	Rules []string `json:"rules,omitempty"`
+	Tags   string   `json:"tags,omitempty"`
+	Rules  []string `json:"rules,omitempty"`
+	Checks []string `json:"checks,omitempty"` // check ID patterns (--check)
 }
 
 // Summary counts tests by status.

@@ -74,7 +74,9 @@ type alternating struct {
 	n         atomic.Int32
 }
 
-func (a *alternating) Describe(ctx context.Context) (results.Target, error) { return a.good.Describe(ctx) }
+func (a *alternating) Describe(ctx context.Context) (results.Target, error) {
+	return a.good.Describe(ctx)
+}
 
 func (a *alternating) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
 	if a.n.Add(1)%2 == 1 {

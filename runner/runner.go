@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"regexp"
 	"runtime"
 	"slices"
 	"sort"
@@ -188,6 +189,10 @@ type Config struct {
 	Shard Shard
 	// Only, when set, keeps only the checks with these IDs (a rerun).
 	Only []string
+	// Checks, when set, keeps only the checks whose ID matches one of these
+	// patterns, where * stands for any run of characters (slashes
+	// included) and ? for one character.
+	Checks []string
 	// Repeat, when above 1, runs every check that many times, each on a
 	// fresh executor, to expose checks whose outcome varies.
 	Repeat int
@@ -359,6 +364,9 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	if selected, err = matching(selected, cfg.Checks); err != nil {
+		return nil, err
+	}
 	if selected, err = narrow(selected, cfg.Shard, cfg.Only); err != nil {
 		return nil, err
 	}
@@ -417,7 +425,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		Target:     desc,
 		Conditions: cfg.Conditions,
 		Profiles:   profiles,
-		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules},
+		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks},
 		StartedAt:  started.UTC().Format(time.RFC3339),
 		DurationMS: now().Sub(started).Milliseconds(),
 		Tests:      tests,
@@ -425,7 +433,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	for _, t := range tests {
 		run.Summary.Add(t.Status)
 	}
-	run.Rules = p.ruleVerdicts(tests, scope, cfg.Tags != "" || len(cfg.Rules) > 0, cfg.Rules)
+	run.Rules = p.ruleVerdicts(tests, scope, cfg.Tags != "" || len(cfg.Rules) > 0 || len(cfg.Checks) > 0, cfg.Rules)
 	return run, nil
 }
 
@@ -508,6 +516,35 @@ func (sh Shard) Holds(id string) bool {
 	h := fnv.New32a()
 	h.Write([]byte(id))
 	return int(h.Sum32()%uint32(sh.Count)) == sh.Index-1
+}
+
+// matching keeps the selected checks whose ID matches one of patterns
+// (all of them when there is none).
+func matching(selected []Selected, patterns []string) ([]Selected, error) {
+	if len(patterns) == 0 {
+		return selected, nil
+	}
+	var res []*regexp.Regexp
+	for _, p := range patterns {
+		if strings.TrimSpace(p) == "" {
+			return nil, usagef("--check %q: give a check ID or a pattern such as 'kungfu/pins/*'", p)
+		}
+		expr := regexp.QuoteMeta(p)
+		expr = strings.ReplaceAll(expr, `\*`, ".*")
+		expr = strings.ReplaceAll(expr, `\?`, ".")
+		res = append(res, regexp.MustCompile("^"+expr+"$"))
+	}
+	var out []Selected
+	for _, s := range selected {
+		if slices.ContainsFunc(res, func(re *regexp.Regexp) bool { return re.MatchString(s.Check.ID) }) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, usagef("--check %s matched none of the %d selected checks; `sifu rules` lists each rule's checks, and results.json every check's ID",
+			strings.Join(patterns, " --check "), len(selected))
+	}
+	return out, nil
 }
 
 func narrow(selected []Selected, sh Shard, only []string) ([]Selected, error) {

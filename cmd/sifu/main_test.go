@@ -19,6 +19,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--suite", "nope"}, exitUsage},
 		{[]string{"run", "--frobnicate"}, exitUsage},
 		{[]string{"run", "--suite", "kcp", "--repeat", "0"}, exitUsage},
+		{[]string{"run", "--suite", "kcp", "--check", "kcp/no-such-check"}, exitUsage},
+		{[]string{"run", "--check", "kcp/*"}, exitUsage}, // patterns need one suite
 		{[]string{"run", "--profile", "galaxy"}, exitUsage},
 		{[]string{"run", "--rule", "KF-0-99"}, exitUsage},
 		{[]string{"run", "--tags", "@no-such-tag"}, exitUsage},

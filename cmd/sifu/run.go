@@ -45,10 +45,11 @@ type runFlags struct {
 	tokenEnv       string
 	tokenFile      string
 	requestTimeout time.Duration
-	startCmd       string // command that starts the implementation per check
-	targetConfig   string // file describing how to drive the implementation
-	mutant         string // planted fault of the in-process reference
-	repeat         int    // --repeat: runs per check
+	startCmd       string   // command that starts the implementation per check
+	targetConfig   string   // file describing how to drive the implementation
+	mutant         string   // planted fault of the in-process reference
+	repeat         int      // --repeat: runs per check
+	checks         []string // --check: check ID patterns
 
 	faults    string             // --faults: fault names to inject (attack/faultproxy)
 	faultSeed uint64             // --fault-seed; 0 picks one and prints it
@@ -102,6 +103,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.startCmd, "start-cmd", "", "command sifu starts (and restarts) per check, for suites that drive a server they launch")
 	fl.StringVar(&f.targetConfig, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
 	fl.StringVar(&f.mutant, "mutant", "", "plant this named fault in the bundled reference (--target inproc); see sifu selftest")
+	fl.StringSliceVar(&f.checks, "check", nil, "only checks whose ID matches, * standing for any characters, e.g. 'kungfu/pins/*' (repeatable)")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every check this many times; one run that does not pass fails the check (finds flaky checks and racy implementations)")
 }
 
@@ -174,7 +176,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	cfg := runner.Config{Shard: shard, Only: only,
 		Target: target, TargetName: f.target, Profiles: f.profiles, Tags: f.tags, Rules: f.rules,
-		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(), Conditions: runConditions(f), Repeat: f.repeat,
+		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(), Conditions: runConditions(f), Repeat: f.repeat, Checks: f.checks,
 	}
 	if !f.quiet {
 		cfg.Progress = stdout
@@ -229,9 +231,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 // runAll runs every suite against its bundled reference, one after the
 // other; --out and --declare get a subdirectory per suite.
 func runAll(ctx context.Context, stdout io.Writer, f runFlags) error {
-	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 ||
+	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 || len(f.checks) > 0 ||
 		f.mutant != "" || f.url != "" || f.command != "" || f.startCmd != "" || f.targetConfig != "" || f.faults != "" {
-		return &runner.UsageError{Msg: "--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --rerun-failed, --profile, --rule, --mutant or --faults, pick one suite with --suite"}
+		return &runner.UsageError{Msg: "--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --rerun-failed, --profile, --rule, --check, --mutant or --faults, pick one suite with --suite"}
 	}
 	var failed []string
 	for _, name := range slices.Sorted(maps.Keys(suites())) {
