@@ -344,13 +344,19 @@ func anyOf(ids []string, want map[string]bool) bool {
 	return false
 }
 
-// Run executes a plan against a target and returns the results.
-func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
-	now := time.Now
-	if cfg.Now != nil {
-		now = cfg.Now
-	}
-	started := now()
+// Chosen is what a run executes: the target as it describes itself, the
+// profiles checked, the selected checks and the rule scope.
+type Chosen struct {
+	Target   results.Target
+	Profiles []string
+	Checks   []Selected
+	Scope    Scope
+}
+
+// Choose asks the target to describe itself and selects the checks cfg
+// asks for (profiles, tags, rules, check patterns, shard, rerun), without
+// running any.
+func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
 	desc, err := cfg.Target.Describe(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("target %s did not describe itself: %w", cfg.TargetName, err)
@@ -370,6 +376,21 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	if selected, err = narrow(selected, cfg.Shard, cfg.Only); err != nil {
 		return nil, err
 	}
+	return &Chosen{Target: desc, Profiles: profiles, Checks: selected, Scope: scope}, nil
+}
+
+// Run executes a plan against a target and returns the results.
+func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
+	now := time.Now
+	if cfg.Now != nil {
+		now = cfg.Now
+	}
+	started := now()
+	chosen, err := p.Choose(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	desc, profiles, selected, scope := chosen.Target, chosen.Profiles, chosen.Checks, chosen.Scope
 	timeout := cfg.Timeout
 	if timeout <= 0 {
 		timeout = 30 * time.Second

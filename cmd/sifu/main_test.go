@@ -2,10 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/sifu-dev/sifu/runner"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -110,5 +115,31 @@ func TestPathIsBackBeforeMain(t *testing.T) {
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Errorf("go is not found on PATH after start-up: %v", err)
+	}
+}
+
+// TestListPrintsTheSelection: --list prints the selected check IDs, one per
+// line, runs none of them, and refuses to write results.
+func TestListPrintsTheSelection(t *testing.T) {
+	out, err := sifuCLI(t, "run", "--suite", "kungfu", "--check", "*pins*", "--list")
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) < 2 || !strings.HasPrefix(lines[0], "suite kungfu, target inproc") || !strings.HasSuffix(lines[0], fmt.Sprintf(": %d check(s)", len(lines)-1)) {
+		t.Fatalf("header %q for %d listed checks", lines[0], len(lines)-1)
+	}
+	for _, l := range lines[1:] {
+		if !strings.HasPrefix(l, "kungfu/") || !strings.Contains(l, "pins") {
+			t.Errorf("listed %q, which the pattern does not select", l)
+		}
+	}
+	if strings.Contains(out, "checks:") || strings.Contains(out, "result:") {
+		t.Errorf("--list ran the checks:\n%s", out)
+	}
+	_, err = sifuCLI(t, "run", "--suite", "kungfu", "--list", "--out", t.TempDir())
+	var usage *runner.UsageError
+	if !errors.As(err, &usage) {
+		t.Errorf("--list with --out: %v; want a usage error", err)
 	}
 }

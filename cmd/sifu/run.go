@@ -50,6 +50,7 @@ type runFlags struct {
 	mutant         string   // planted fault of the in-process reference
 	repeat         int      // --repeat: runs per check
 	checks         []string // --check: check ID patterns
+	list           bool     // --list: print the selection, run nothing
 
 	faults    string             // --faults: fault names to inject (attack/faultproxy)
 	faultSeed uint64             // --fault-seed; 0 picks one and prints it
@@ -104,6 +105,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *runFlags) {
 	fl.StringVar(&f.targetConfig, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
 	fl.StringVar(&f.mutant, "mutant", "", "plant this named fault in the bundled reference (--target inproc); see sifu selftest")
 	fl.StringSliceVar(&f.checks, "check", nil, "only checks whose ID matches, * standing for any characters, e.g. 'kungfu/pins/*' (repeatable)")
+	fl.BoolVar(&f.list, "list", false, "print the checks the selection holds (and any preset verdict), run none")
 	fl.IntVar(&f.repeat, "repeat", 1, "run every check this many times; one run that does not pass fails the check (finds flaky checks and racy implementations)")
 }
 
@@ -134,6 +136,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	if f.timeout <= 0 {
 		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}
+	}
+	if f.list && (f.out != "" || f.declare != "") {
+		return &runner.UsageError{Msg: "--list runs nothing, so there is nothing to write: drop --out and --declare, or --list"}
 	}
 	if f.repeat < 1 {
 		return &runner.UsageError{Msg: fmt.Sprintf("--repeat %d: give how many times to run each check, 1 or more", f.repeat)}
@@ -180,6 +185,14 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	if !f.quiet {
 		cfg.Progress = stdout
+	}
+	if f.list {
+		chosen, err := plan.Choose(ctx, cfg)
+		if err != nil {
+			return err
+		}
+		printChosen(stdout, plan.Suite.Name, chosen)
+		return nil
 	}
 	var expectations *expect.File
 	var expectRaw []byte
@@ -264,6 +277,20 @@ func runAll(ctx context.Context, stdout io.Writer, f runFlags) error {
 func summaryLine(s results.Summary) string {
 	return fmt.Sprintf("%d pass, %d fail, %d warn, %d not_applicable, %d untestable, %d timeout, %d harness_error",
 		s.Pass, s.Fail, s.Warn, s.NotApplicable, s.Untestable, s.Timeout, s.HarnessError)
+}
+
+// printChosen lists a selection: a header, then one check ID per line,
+// with its preset verdict when it will not run.
+func printChosen(w io.Writer, suite string, c *runner.Chosen) {
+	fmt.Fprintf(w, "suite %s, target %s (%s %s), profiles %s: %d check(s)\n",
+		suite, c.Target.Name, c.Target.Implementation, c.Target.Version, strings.Join(c.Profiles, ","), len(c.Checks))
+	for _, s := range c.Checks {
+		if s.Preset != "" {
+			fmt.Fprintf(w, "%s  (%s: %s)\n", s.Check.ID, s.Preset, s.Reason)
+			continue
+		}
+		fmt.Fprintln(w, s.Check.ID)
+	}
 }
 
 // runConditions records --mutant and --faults in the run; nil without them.
