@@ -6,6 +6,7 @@ package results
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/sifu-dev/sifu/engine"
 )
@@ -54,6 +55,23 @@ func (c *Conditions) String() string {
 		parts = append(parts, fmt.Sprintf("faults %s (seed %d)", strings.Join(c.Faults, ","), c.FaultSeed))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// Reproducible makes the run's evidence depend only on what the target
+// did: it starts at at, and every duration and elapsed time is zero. sifu
+// does this when SOURCE_DATE_EPOCH is set (the reproducible-builds
+// convention), so that evidence regenerated for unchanged behaviour is
+// byte-identical and a committed statement changes only where behaviour
+// did.
+func (r *Run) Reproducible(at time.Time) {
+	r.StartedAt, r.DurationMS = at.UTC().Format(time.RFC3339), 0
+	for i := range r.Tests {
+		t := &r.Tests[i]
+		t.DurationMS = 0
+		for j := range t.Transcript {
+			t.Transcript[j].Elapsed = 0
+		}
+	}
 }
 
 // Run is the outcome of one `sifu run`.

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,7 +42,7 @@ func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run
 			deviations = append(deviations, declaration.Deviation{ID: e.Entry, Reason: e.Reason, Link: e.Link})
 		}
 	}
-	d, err := declaration.Build(plan.Catalogue, sources(suite), run, raw, deviations, expectations, time.Now())
+	d, err := declaration.Build(plan.Catalogue, sources(suite), run, raw, deviations, expectations, declarationTime())
 	if err != nil {
 		return nil, err
 	}

@@ -29,11 +29,11 @@ func substance(d *declaration.Declaration) string {
 // statement in conformance/<suite> verifies against its evidence and says
 // what a fresh run says. Regenerate one with:
 //
-//	go run ./cmd/sifu run --suite <suite> --declare conformance/<suite>
+//	SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) go run ./cmd/sifu run --suite <suite> --declare conformance/<suite>
 func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(suites())) {
 		t.Run(name, func(t *testing.T) {
-			regenerate := "regenerate with: go run ./cmd/sifu run --suite " + name + " --declare conformance/" + name
+			regenerate := "regenerate with: SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) go run ./cmd/sifu run --suite " + name + " --declare conformance/" + name
 			committed := filepath.Join("..", "..", "conformance", name, "conformance.json")
 			old, err := declaration.Read(committed)
 			if err != nil {

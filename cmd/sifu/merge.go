@@ -28,9 +28,16 @@ func newMergeCmd() *cobra.Command {
 			if out == "" {
 				return &runner.UsageError{Msg: "merge needs --out DIR"}
 			}
+			at, reproducible, err := sourceDateEpoch()
+			if err != nil {
+				return err
+			}
 			merged, err := mergeRuns(args)
 			if err != nil {
 				return &runner.UsageError{Msg: err.Error()}
+			}
+			if reproducible {
+				merged.Reproducible(at)
 			}
 			entry, err := lookupSuite(merged.Suite)
 			if err != nil {

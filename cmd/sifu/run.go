@@ -140,6 +140,10 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if f.list && (f.out != "" || f.declare != "") {
 		return &runner.UsageError{Msg: "--list runs nothing, so there is nothing to write: drop --out and --declare, or --list"}
 	}
+	epoch, reproducible, err := sourceDateEpoch()
+	if err != nil {
+		return err
+	}
 	if f.repeat < 1 {
 		return &runner.UsageError{Msg: fmt.Sprintf("--repeat %d: give how many times to run each check, 1 or more", f.repeat)}
 	}
@@ -215,6 +219,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		}
 	}
 	printSummary(stdout, run)
+	if reproducible {
+		run.Reproducible(epoch)
+	}
 	if f.out != "" {
 		if err := results.WriteDir(f.out, run); err != nil {
 			return err
