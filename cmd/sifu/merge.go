@@ -76,6 +76,9 @@ func mergeRuns(paths []string) (*results.Run, error) {
 		if err != nil {
 			return nil, err
 		}
+		if c := run.Conditions; c != nil {
+			return nil, fmt.Errorf("%s: the run was made with %s; a declaration needs a plain run, so such shards are not merged", p, c)
+		}
 		if err := loadTranscript(p, run); err != nil {
 			return nil, err
 		}
@@ -89,7 +92,6 @@ func mergeRuns(paths []string) (*results.Run, error) {
 				"/harness/version": run.Harness.Version == merged.Harness.Version,
 				"/target/name":     run.Target.Name == merged.Target.Name,
 				"/profiles":        slices.Equal(run.Profiles, merged.Profiles),
-				"/conditions":      run.Conditions.String() == merged.Conditions.String(),
 			} {
 				if !same {
 					return nil, fmt.Errorf("%s: %s differs from the first file's; only shards of one run can be merged", p, field)
@@ -104,9 +106,6 @@ func mergeRuns(paths []string) (*results.Run, error) {
 			seen[t.ID] = p
 			merged.Tests = append(merged.Tests, t)
 		}
-	}
-	if c := merged.Conditions; c != nil {
-		return nil, fmt.Errorf("%s: the run was made with %s; a declaration needs a plain run, so such shards are not merged", paths[0], c)
 	}
 	merged.Transcript, merged.Expectations = nil, nil
 	return merged, nil
