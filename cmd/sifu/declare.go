@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -19,8 +20,8 @@ func sources(s runner.Suite) declaration.Sources {
 
 // declare writes the run's evidence and its conformance statement into dir.
 // A copy of the expectations file (expectRaw, if any) is kept beside the
-// statement, so that verify can check its hash.
-func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run, expectRaw []byte) (*declaration.Declaration, error) {
+// statement, so that verify can check its hash. The statement is dated at.
+func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run, expectRaw []byte, at time.Time) (*declaration.Declaration, error) {
 	if err := results.WriteDir(dir, run); err != nil {
 		return nil, err
 	}
@@ -42,7 +43,7 @@ func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run
 			deviations = append(deviations, declaration.Deviation{ID: e.Entry, Reason: e.Reason, Link: e.Link})
 		}
 	}
-	d, err := declaration.Build(plan.Catalogue, sources(suite), run, raw, deviations, expectations, declarationTime())
+	d, err := declaration.Build(plan.Catalogue, sources(suite), run, raw, deviations, expectations, at)
 	if err != nil {
 		return nil, err
 	}

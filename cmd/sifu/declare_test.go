@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/inproc"
@@ -31,7 +32,7 @@ func declareRun(t *testing.T, opts ...ref.Option) (string, *results.Run, *runner
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	if _, err := declare(dir, plan, kungfu.Suite, run, nil); err != nil {
+	if _, err := declare(dir, plan, kungfu.Suite, run, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	return filepath.Join(dir, "conformance.json"), run, plan

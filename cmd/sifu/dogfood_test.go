@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/declaration"
@@ -57,7 +58,7 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			if _, err := declare(dir, plan, entry.suite, run, nil); err != nil {
+			if _, err := declare(dir, plan, entry.suite, run, nil, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			now, err := declaration.Read(filepath.Join(dir, "conformance.json"))

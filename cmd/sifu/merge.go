@@ -50,7 +50,7 @@ func newMergeCmd() *cobra.Command {
 			if err := plan.Fold(merged); err != nil {
 				return err
 			}
-			d, err := declare(out, plan, entry.suite, merged, nil)
+			d, err := declare(out, plan, entry.suite, merged, nil, at)
 			if err != nil {
 				return err
 			}

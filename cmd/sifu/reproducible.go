@@ -12,24 +12,15 @@ import (
 // sourceDateEpoch reads SOURCE_DATE_EPOCH (seconds since 1970, the
 // reproducible-builds convention). When it is set, the evidence sifu writes
 // carries that time and no durations (results.Run.Reproducible), and a
-// declaration is dated by it.
+// declaration is dated by it; otherwise at is now.
 func sourceDateEpoch() (at time.Time, set bool, err error) {
 	v, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
 	if !ok || v == "" {
-		return time.Time{}, false, nil
+		return time.Now(), false, nil
 	}
 	secs, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || secs < 0 {
 		return time.Time{}, false, &runner.UsageError{Msg: fmt.Sprintf("SOURCE_DATE_EPOCH=%q: give whole seconds since 1970, e.g. $(git log -1 --format=%%ct)", v)}
 	}
 	return time.Unix(secs, 0).UTC(), true, nil
-}
-
-// declarationTime is when a statement is dated: SOURCE_DATE_EPOCH when it
-// is set, else now.
-func declarationTime() time.Time {
-	if at, set, err := sourceDateEpoch(); err == nil && set {
-		return at
-	}
-	return time.Now()
 }

@@ -140,7 +140,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if f.list && (f.out != "" || f.declare != "") {
 		return &runner.UsageError{Msg: "--list runs nothing, so there is nothing to write: drop --out and --declare, or --list"}
 	}
-	epoch, reproducible, err := sourceDateEpoch()
+	at, reproducible, err := sourceDateEpoch()
 	if err != nil {
 		return err
 	}
@@ -220,7 +220,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	printSummary(stdout, run)
 	if reproducible {
-		run.Reproducible(epoch)
+		run.Reproducible(at)
 	}
 	if f.out != "" {
 		if err := results.WriteDir(f.out, run); err != nil {
@@ -232,7 +232,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		fmt.Fprintf(stdout, "wrote results.json, junit.xml, cucumber.json and transcript.jsonl in %s\n", f.out)
 	}
 	if f.declare != "" {
-		d, err := declare(f.declare, plan, entry.suite, run, expectRaw)
+		d, err := declare(f.declare, plan, entry.suite, run, expectRaw, at)
 		if err != nil {
 			return err
 		}
