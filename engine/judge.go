@@ -14,7 +14,7 @@ import (
 
 // Operators are the matcher operators a Match may use, besides a literal.
 var Operators = []string{"$absent", "$present", "$ne", "$len", "$contains", "$not_contains",
-	"$distinct", "$set", "$gte", "$lte", "$gt", "$lt", "$one_of", "$type", "$regex", "$each"}
+	"$distinct", "$set", "$gte", "$lte", "$gt", "$lt", "$one_of", "$type", "$regex", "$each", "$any_of"}
 
 // Judge compares an outcome with an expectation and returns "" when it holds,
 // or a message saying what was expected and what came back. sameAs is the
@@ -141,7 +141,7 @@ func lookup(doc any, ptr string) ([]any, bool) {
 	return cur, len(cur) == 1
 }
 
-func matchAt(doc map[string]any, ptr string, want any) string {
+func matchAt(doc any, ptr string, want any) string {
 	vals, found := lookup(doc, ptr)
 	var got any
 	if found {
@@ -264,6 +264,28 @@ func applyOperator(op string, arg, got any) string {
 		if !holds {
 			return fmt.Sprintf("expected a value %s %s, got %s", op[1:], brief(arg), brief(got))
 		}
+	case "$any_of":
+		// Alternatives, each a table of pointers (relative to the value)
+		// and matchers: the value passes when every entry of one holds.
+		alts, _ := arg.([]any)
+		var why []string
+		for i, a := range alts {
+			table, ok := a.(map[string]any)
+			if !ok {
+				return fmt.Sprintf("$any_of takes a list of {pointer: matcher} tables; item %d is %s", i, brief(a))
+			}
+			msg := ""
+			for _, ptr := range slices.Sorted(maps.Keys(table)) {
+				if msg = matchAt(got, ptr, table[ptr]); msg != "" {
+					break
+				}
+			}
+			if msg == "" {
+				return ""
+			}
+			why = append(why, fmt.Sprintf("(%d) %s", i+1, msg))
+		}
+		return fmt.Sprintf("expected one of %d alternatives to hold, none did: %s", len(alts), strings.Join(why, "; "))
 	case "$one_of":
 		opts, _ := arg.([]any)
 		for _, o := range opts {

@@ -36,6 +36,9 @@ func TestJudgeMatchers(t *testing.T) {
 		{"/result/nothing", "x", true},
 		{"/result/items/*/id", map[string]any{"$each": map[string]any{"$one_of": []any{"x", "y"}}}, false},
 		{"/result/items/*/id", map[string]any{"$each": "x"}, true},
+		{"/result", map[string]any{"$any_of": []any{map[string]any{"/version": 3.0}, map[string]any{"/version": 2.0, "/name": "alpha"}}}, false},
+		{"/result", map[string]any{"$any_of": []any{map[string]any{"/version": 3.0}, map[string]any{"/version": 2.0, "/name": "beta"}}}, true},
+		{"/result", map[string]any{"$any_of": []any{map[string]any{"/missing": map[string]any{"$absent": true}, "/tags": map[string]any{"$len": 2.0}}}}, false},
 	}
 	for _, c := range cases {
 		msg := Judge(Expect{Match: []Match{{Pointer: c.ptr, Matcher: c.want}}}, out, nil, nil, noResolve)
