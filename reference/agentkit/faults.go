@@ -52,6 +52,13 @@ const (
 	FaultNoToolRename     Fault = "no-tool-rename"     // colliding tool names stay as they are
 	FaultSSEBuffered      Fault = "sse-buffered"       // the whole answer comes as one delta at the end
 	FaultDivergentAnswer  Fault = "divergent-answer"   // a replay's new question gets the old answer
+	FaultKeepDangerous    Fault = "keep-dangerous"     // dangerous tools are offered despite catalog.max_risk
+	FaultUndeclaredArgs   Fault = "undeclared-args"    // a tool passes undeclared arguments on and ignores missing required ones
+	FaultToolErrorFails   Fault = "tool-error-hidden"  // a tool's 4xx/5xx answer reaches the model without its status and body
+	FaultNoDedup          Fault = "no-dedup"           // identical calls with identical results run every time
+	FaultRiskDefault      Fault = "risk-default"       // a tool without a risk is readonly whatever its method
+	FaultArgsInBody       Fault = "args-in-body"       // every argument goes to a JSON body, even of a GET or a path parameter
+	FaultTruncateBytes    Fault = "truncate-bytes"     // max_resp_len counts bytes and cuts inside characters
 )
 
 // Faults lists every planted fault.
@@ -62,7 +69,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultControl200, FaultIgnoreInterrupt, FaultA2ANoDescription, FaultA2AResultKey, FaultA2ASharedSession,
 	FaultWaitingNoSession, FaultNoResume, FaultForgetOnRestart, FaultStaleTurn, FaultStrictApprove,
 	FaultDenyEndsTurn, FaultAutoAsks, FaultNoBudget, FaultLenientConfig, FaultRejectBoundary, FaultNoToolRename,
-	FaultSSEBuffered, FaultDivergentAnswer}
+	FaultSSEBuffered, FaultDivergentAnswer, FaultKeepDangerous, FaultUndeclaredArgs, FaultToolErrorFails, FaultNoDedup, FaultRiskDefault, FaultArgsInBody, FaultTruncateBytes}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {
@@ -85,6 +92,8 @@ func LoadDir(dir string, faults []Fault) (*App, error) {
 	}
 	return LoadFS(osDirFS(dir), "app.yaml", func(name string) bool {
 		switch name {
+		case "risk-default":
+			return has(faults, FaultRiskDefault)
 		case "window":
 			return has(faults, FaultAcceptInvalidConfig)
 		case "boundary":

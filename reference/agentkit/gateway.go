@@ -78,7 +78,11 @@ func New(app *App, opts Options) (*Gateway, error) {
 	if g.random == nil {
 		g.random = func(n int) []byte { b := make([]byte, n); _, _ = rand.Read(b); return b }
 	}
-	g.model = newModelClient(app.Model, g.http)
+	var model ModelConfig
+	if app.Model != nil {
+		model = *app.Model
+	}
+	g.model = newModelClient(model, g.http)
 	if app.Suspend != nil && app.Suspend.Dir != "" {
 		dir := app.Suspend.Dir
 		if !filepath.IsAbs(dir) && opts.WorkDir != "" {
@@ -94,38 +98,18 @@ func New(app *App, opts Options) (*Gateway, error) {
 		g.journal = j
 	}
 	var all []*capability
-	for _, s := range app.Sources {
-		for i := range s.Tools {
-			t := &s.Tools[i]
-			risk := 1
-			switch strings.ToLower(t.Risk) {
-			case "readonly":
-				risk = 0
-			case "dangerous":
-				risk = 2
-			case "":
-				if strings.EqualFold(t.Method, http.MethodGet) {
-					risk = 0
-				}
-			}
-			if risk > 1 { // catalog.max_risk defaults to mutating
-				continue
-			}
-			desc := t.Description
-			if desc == "" {
-				desc = t.Name
-			}
-			all = append(all, &capability{ref: Ref{Kind: "tool", Domain: s.Name, Name: t.Name}, description: desc, risk: risk, tool: t})
+	for _, c := range app.tools {
+		if c.risk > app.maxRisk && !has(opts.Faults, FaultKeepDangerous) { // catalog.max_risk, mutating by default
+			continue
 		}
+		if c.description == "" {
+			c.description = c.ref.Name
+		}
+		all = append(all, c)
 	}
 	for _, a := range app.Agents {
 		rt := &agentRT{cfg: a, byName: map[string]*capability{}, askUser: a.Capabilities.AskUser == nil || *a.Capabilities.AskUser}
-		switch p := a.Prompt.(type) {
-		case string:
-			rt.system = p
-		case map[string]any:
-			rt.system, _ = p["system"].(string)
-		}
+		rt.system = a.Prompt.System
 		if rt.system == "" {
 			rt.system = "You are " + a.Name + "."
 		}

@@ -13,6 +13,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 )
 
 // ErrSuspended unwinds a turn that waits for an answer it does not have yet.
@@ -117,6 +118,44 @@ type turn struct {
 	onDelta func(string) error
 	steer   func() []string
 	calls   int
+	// repeats counts, per tool and arguments, the calls in a row that gave
+	// the same result (the duplicate-call breaker).
+	repeats map[string]*repeat
+}
+
+// repeat is the breaker's state for one tool and arguments.
+type repeat struct {
+	count int
+	last  string
+}
+
+// dedupAfter is how many identical calls with identical results run before
+// the next ones are answered from the last result.
+const dedupAfter = 2
+
+// invokeOnce runs a tool call through the duplicate-call breaker: the third
+// call with the same arguments as two that gave the same result is not
+// executed; the model gets the last result back with a warning.
+func (t *turn) invokeOnce(ctx context.Context, c *capability, args string) (string, bool) {
+	if t.repeats == nil {
+		t.repeats = map[string]*repeat{}
+	}
+	key := c.ref.Key() + "\x00" + args
+	r := t.repeats[key]
+	if r != nil && r.count >= dedupAfter && !has(t.g.faults, FaultNoDedup) {
+		r.count++
+		return r.last + fmt.Sprintf("\n\n[重复调用已拦截] 这个调用已经用同样的参数执行了 %d 次,结果没有变化,这次没有执行,上面是上次的结果。请换参数或换一个能力。", r.count-1), true
+	}
+	out, delivered := t.g.invoke(ctx, c, args)
+	if !delivered {
+		return out, false
+	}
+	if r != nil && out == r.last {
+		r.count++
+		return out + "\n\n[重复调用] 参数和上一次完全相同;请基于已有结果继续,需要别的信息就换参数。", true
+	}
+	t.repeats[key] = &repeat{count: 1, last: out}
+	return out, true
 }
 
 // run loops model → tools until the model answers without tool calls.
@@ -125,9 +164,9 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 	msgs = append(msgs, history...)
 	msgs = append(msgs, message{Role: "user", Content: input})
 	specs := t.agent.specs()
-	rounds := t.agent.cfg.Loop.MaxRounds
-	if rounds <= 0 {
-		rounds = 20
+	rounds := 12
+	if r := t.agent.cfg.Loop.MaxRounds; r != nil && *r > 0 {
+		rounds = *r
 	}
 	for round := 0; round < rounds; round++ {
 		if max := t.agent.cfg.Budget.MaxModelCalls; max > 0 && t.calls >= max && !has(t.g.faults, FaultNoBudget) {
@@ -184,7 +223,7 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 		return fmt.Sprintf("工具调用失败:没有名为 %s 的工具", call.Function.Name), nil
 	}
 	if c.risk == 0 {
-		res, _ := t.g.invoke(ctx, c, args)
+		res, _ := t.invokeOnce(ctx, c, args)
 		return res, nil
 	}
 	switch t.decide(c, args) {
@@ -252,7 +291,7 @@ func (t *turn) decide(c *capability, args string) string {
 // in-flight marker while it runs and its result afterwards.
 func (t *turn) effect(ctx context.Context, c *capability, args string) (string, error) {
 	if t.journal == nil {
-		res, _ := t.g.invoke(ctx, c, args)
+		res, _ := t.invokeOnce(ctx, c, args)
 		return res, nil
 	}
 	h := sha256.New()
@@ -273,7 +312,7 @@ func (t *turn) effect(ctx context.Context, c *capability, args string) (string, 
 	if err := t.journal.putEffect(t.id, key, effect{State: "inflight"}); err != nil {
 		return fmt.Sprintf("操作未执行:无法记录 %s 的执行标记。", c.name), nil
 	}
-	res, delivered := t.g.invoke(ctx, c, args)
+	res, delivered := t.invokeOnce(ctx, c, args)
 	if delivered {
 		if err := t.journal.putEffect(t.id, key, effect{State: "done", Result: res}); err != nil {
 			return "", err
@@ -282,34 +321,95 @@ func (t *turn) effect(ctx context.Context, c *capability, args string) (string, 
 	return res, nil
 }
 
-// invoke calls an HTTP tool. delivered is false when no answer came back,
-// so whether the effect happened is unknown.
+// invoke calls an HTTP tool. A tool accepts only its declared parameters
+// and needs its required ones: otherwise the model is told so and the
+// endpoint is not called. path parameters fill {name} in the URL, query
+// ones the query string, body ones a JSON body (by default query for GET,
+// body otherwise). An answer of 400 or more is a result the model sees,
+// not a failure. delivered is false when no answer came back, so whether
+// the effect happened is unknown.
 func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (result string, delivered bool) {
-	method := strings.ToUpper(c.tool.Method)
-	if method == "" {
-		method = http.MethodPost
-	}
-	target := c.tool.URL
-	var body io.Reader
-	if method == http.MethodGet {
-		var m map[string]any
-		_ = json.Unmarshal([]byte(args), &m)
-		q := url.Values{}
-		for _, k := range sortedKeys(m) {
-			q.Set(k, fmt.Sprint(m[k]))
+	t := c.tool
+	var given map[string]any
+	if strings.TrimSpace(args) != "" {
+		if err := json.Unmarshal([]byte(args), &given); err != nil {
+			return "工具调用失败:parse args: " + err.Error(), true
 		}
-		if len(q) > 0 {
-			target += "?" + q.Encode()
-		}
-	} else {
-		body = bytes.NewReader([]byte(args))
 	}
-	req, err := http.NewRequestWithContext(ctx, method, target, body)
+	if !has(g.faults, FaultUndeclaredArgs) {
+		var unknown, missing []string
+		for _, name := range sortedKeys(given) {
+			if _, ok := t.Params[name]; !ok {
+				unknown = append(unknown, name)
+			}
+		}
+		if len(unknown) > 0 {
+			return fmt.Sprintf("invalid arguments: undeclared parameter(s) %s; this tool only accepts its declared parameters", strings.Join(unknown, ", ")), true
+		}
+		for _, name := range sortedKeys(t.Params) {
+			if _, ok := given[name]; t.Params[name].Required && !ok {
+				missing = append(missing, name)
+			}
+		}
+		if len(missing) > 0 {
+			return fmt.Sprintf("invalid arguments: missing required parameter(s) %s", strings.Join(missing, ", ")), true
+		}
+	}
+	target := t.URL
+	query := url.Values{}
+	body := map[string]any{}
+	for _, name := range sortedKeys(given) {
+		in := t.Params[name].In
+		if has(g.faults, FaultArgsInBody) {
+			in = "body"
+		}
+		if in == "" {
+			in = "body"
+			if t.Method == http.MethodGet {
+				in = "query"
+			}
+		}
+		switch in {
+		case "path":
+			target = strings.ReplaceAll(target, "{"+name+"}", url.PathEscape(fmt.Sprint(given[name])))
+		case "query":
+			query.Set(name, fmt.Sprint(given[name]))
+		default:
+			body[name] = given[name]
+		}
+	}
+	if i := strings.IndexByte(target, '{'); i >= 0 {
+		if j := strings.IndexByte(target[i:], '}'); j > 0 {
+			return fmt.Sprintf("invalid arguments: the URL placeholder %s has no value (declare the parameter with in: path and pass it)", target[i:i+j+1]), true
+		}
+	}
+	if len(query) > 0 {
+		sep := "?"
+		if strings.Contains(target, "?") {
+			sep = "&"
+		}
+		target += sep + query.Encode()
+	}
+	var reader io.Reader
+	if len(body) > 0 {
+		raw, _ := json.Marshal(body)
+		reader = bytes.NewReader(raw)
+	}
+	timeout := time.Duration(t.TimeoutSec) * time.Second
+	if timeout <= 0 {
+		timeout = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, t.Method, target, reader)
 	if err != nil {
 		return "工具调用失败:" + err.Error(), false
 	}
-	if body != nil {
+	if reader != nil {
 		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range t.Headers {
+		req.Header.Set(k, v)
 	}
 	resp, err := g.http.Do(req)
 	if err != nil {
@@ -320,13 +420,23 @@ func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (resul
 	if err != nil {
 		return "工具调用失败:" + err.Error(), false
 	}
-	if resp.StatusCode >= 400 {
-		return fmt.Sprintf("工具调用失败:HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(raw))), true
+	out := string(raw)
+	if r := []rune(out); t.MaxRespLen > 0 && len(r) > t.MaxRespLen {
+		out = string(r[:t.MaxRespLen]) + "...(truncated)"
+		if has(g.faults, FaultTruncateBytes) {
+			out = strings.ToValidUTF8(string(raw[:t.MaxRespLen]), "\uFFFD") + "...(truncated)"
+		}
 	}
-	return string(raw), true
+	if resp.StatusCode >= 400 {
+		if has(g.faults, FaultToolErrorFails) {
+			return "工具调用失败", true
+		}
+		return fmt.Sprintf("HTTP %d: %s", resp.StatusCode, out), true
+	}
+	return out, true
 }
 
-func sortedKeys(m map[string]any) []string {
+func sortedKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)

@@ -37,6 +37,40 @@ func Register(sc *godog.ScenarioContext) {
 	sc.Step(`^the gateway runs with two sources that both offer deduct$`, func(ctx context.Context) error {
 		return configure(ctx, map[string]any{"collide": true})
 	})
+	sc.Step(`^the gateway runs with catalog\.max_risk "(readonly|mutating|dangerous)"$`, func(ctx context.Context, risk string) error {
+		return configure(ctx, map[string]any{"max_risk": risk})
+	})
+	sc.Step(`^the gateway runs with session\.window (\d+)$`, func(ctx context.Context, n string) error {
+		w, _ := strconv.Atoi(n)
+		return configure(ctx, map[string]any{"window": float64(w)})
+	})
+	sc.Step(`^the gateway runs with the approval rules:$`, approvalRules)
+	sc.Step(`^the model's requests under script `+name+` are read$`, func(ctx context.Context, scr string) error {
+		read(ctx, "model_requests", map[string]any{"script": scr})
+		return nil
+	})
+	sc.Step(`^the calls of tool ([a-z_]+) under script `+name+` are read$`, func(ctx context.Context, tool, scr string) error {
+		read(ctx, "tool_calls", map[string]any{"script": scr, "tool": tool})
+		return nil
+	})
+	sc.Step(`^the tool results the model saw under script `+name+` match (.+)$`, func(ctx context.Context, scr, doc string) error {
+		var m any
+		if err := json.Unmarshal([]byte(doc), &m); err != nil {
+			return fmt.Errorf("the matcher must be JSON: %v", err)
+		}
+		read(ctx, "model_requests", map[string]any{"script": scr}, engine.Match{Pointer: "/result/tool_results", Matcher: m})
+		return nil
+	})
+	sc.Step(`^the model saw "([^"]*)" under script `+name+`$`, func(ctx context.Context, text, scr string) error {
+		read(ctx, "model_requests", map[string]any{"script": scr}, engine.Match{Pointer: "/result/seen", Matcher: map[string]any{"$contains": text}})
+		return nil
+	})
+	sc.Step(`^the model did not see "([^"]*)" under script `+name+`$`, func(ctx context.Context, text, scr string) error {
+		read(ctx, "model_requests", map[string]any{"script": scr},
+			engine.Match{Pointer: "/result/count", Matcher: map[string]any{"$gte": 1.0}},
+			engine.Match{Pointer: "/result/seen", Matcher: map[string]any{"$not_contains": text}})
+		return nil
+	})
 	sc.Step(`^a message "([^"]*)" under script `+name+` is sent to ([a-z0-9_-]+) on session `+name+` and (interrupted|steered with "([^"]*)") while the model thinks$`, whileThinking)
 	sc.Step(`^the model was not offered a tool named ([a-z_]+) under script `+name+`$`, func(ctx context.Context, tool, scr string) error {
 		read(ctx, "model_requests", map[string]any{"script": scr}, engine.Match{Pointer: "/result/tools", Matcher: map[string]any{"$not_contains": tool}})
@@ -89,6 +123,36 @@ func script(ctx context.Context, nm string, doc *godog.DocString) error {
 	gherkin.From(ctx).Add(engine.Step{Op: engine.OpAct, Name: "script", Params: params,
 		Capture: map[string]string{scriptVar(nm): "/result/key"}})
 	return nil
+}
+
+// approvalRules reads a table | ref | args | action | (args a JSON object
+// or empty) into the assistant's approval rules.
+func approvalRules(ctx context.Context, table *godog.Table) error {
+	if len(table.Rows) < 2 {
+		return fmt.Errorf("the approval rules table needs a header | ref | args | action | and a row per rule")
+	}
+	head := map[string]int{}
+	for i, c := range table.Rows[0].Cells {
+		head[strings.TrimSpace(c.Value)] = i
+	}
+	for _, k := range []string{"ref", "args", "action"} {
+		if _, ok := head[k]; !ok {
+			return fmt.Errorf("the approval rules table has no %q column (want | ref | args | action |)", k)
+		}
+	}
+	var rules []any
+	for _, row := range table.Rows[1:] {
+		r := map[string]any{"ref": row.Cells[head["ref"]].Value, "action": row.Cells[head["action"]].Value}
+		if a := strings.TrimSpace(row.Cells[head["args"]].Value); a != "" {
+			var args map[string]any
+			if err := json.Unmarshal([]byte(a), &args); err != nil {
+				return fmt.Errorf("rule args %q must be a JSON object of patterns: %v", a, err)
+			}
+			r["args"] = args
+		}
+		rules = append(rules, r)
+	}
+	return configure(ctx, map[string]any{"rules": rules})
 }
 
 func configure(ctx context.Context, params map[string]any) error {

@@ -3,6 +3,7 @@ package agentkit
 import (
 	"bytes"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -29,6 +30,20 @@ type Settings struct {
 	Budget   int    `json:"budget"` // max model calls per turn; 0 for none
 	// Collide adds a second source, billing, that also offers deduct.
 	Collide bool `json:"collide"`
+	// MaxRisk is catalog.max_risk ("" leaves the default, mutating).
+	MaxRisk string `json:"max_risk"`
+	// Rules are the assistant's approval rules, in order.
+	Rules []ApprovalRule `json:"rules"`
+	// Window is the assistant's session.window (0: no session memory).
+	Window int `json:"window"`
+}
+
+// ApprovalRule is one approval rule: a capability ref pattern, argument
+// patterns and the action (allow, ask or deny).
+type ApprovalRule struct {
+	Ref    string            `json:"ref"`
+	Args   map[string]string `json:"args,omitempty"`
+	Action string            `json:"action"`
 }
 
 // DefaultSettings: interactive approval with the suspend store on.
@@ -70,9 +85,16 @@ func Render(tmpl fs.FS, data ConfigData) (map[string]string, error) {
 	return out, nil
 }
 
+// funcs are the template functions: json renders a value as JSON (which
+// YAML reads as a flow value).
+var funcs = template.FuncMap{"json": func(v any) (string, error) {
+	raw, err := json.Marshal(v)
+	return string(raw), err
+}}
+
 // RenderText executes one template text.
 func RenderText(name, text string, data ConfigData) (string, error) {
-	t, err := template.New(name).Option("missingkey=error").Parse(text)
+	t, err := template.New(name).Option("missingkey=error").Funcs(funcs).Parse(text)
 	if err != nil {
 		return "", fmt.Errorf("template %s: %w", name, err)
 	}

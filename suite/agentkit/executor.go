@@ -25,6 +25,9 @@ const holdWait = 10 * time.Second
 type Executor struct {
 	target Target
 	nonce  string
+	// settings are what the check configured so far: each configure step
+	// changes them and starts the gateway again.
+	settings *Settings
 }
 
 // NewExecutor returns an executor for one check.
@@ -69,9 +72,13 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 	switch {
 	case step.Op == engine.OpControl && step.Name == "configure":
 		s := DefaultSettings()
+		if e.settings != nil {
+			s = *e.settings
+		}
 		if err := recode(p, &s); err != nil {
 			return nil, fmt.Errorf("configure: %w", err)
 		}
+		e.settings = &s
 		return map[string]any{}, e.target.Configure(ctx, s)
 	case step.Op == engine.OpControl && step.Name == "restart":
 		return map[string]any{}, e.target.Restart(ctx)
@@ -94,7 +101,12 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 	case step.Op == engine.OpRead && step.Name == "model_requests":
 		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
 	case step.Op == engine.OpRead && step.Name == "tool_calls":
-		return map[string]any{"count": e.target.Stub().ToolCalls(e.key(str("script")), str("tool"))}, nil
+		calls := e.target.Stub().ToolCallRecords(e.key(str("script")), str("tool"))
+		out := map[string]any{"count": e.target.Stub().ToolCalls(e.key(str("script")), str("tool")), "calls": calls}
+		if len(calls) > 0 {
+			out["last"] = calls[len(calls)-1]
+		}
+		return out, nil
 	}
 	return nil, fmt.Errorf("the agentkit suite cannot execute %s %q", step.Op, step.Name)
 }
@@ -236,18 +248,25 @@ func parseSSE(body []byte) map[string]any {
 		"ends_with_blank_line": bytes.HasSuffix(body, []byte("\n\n"))}
 }
 
-// modelRequests summarises what the model received for one script.
+// modelRequests summarises what the model received for one script: every
+// request, the tools first offered, and of the last request the tool
+// results (in order, and joined by " | ") and every message text (seen).
 func modelRequests(reqs []stub.Request) map[string]any {
 	list := make([]any, len(reqs))
-	var toolText []string
+	var toolText, seen []string
+	results := []any{}
 	tools := []any{}
 	for i, r := range reqs {
 		msgs := make([]any, len(r.Messages))
 		for j, m := range r.Messages {
 			msgs[j] = m
+			c, _ := m["content"].(string)
 			if i == len(reqs)-1 && m["role"] == "tool" {
-				c, _ := m["content"].(string)
 				toolText = append(toolText, c)
+				results = append(results, c)
+			}
+			if i == len(reqs)-1 {
+				seen = append(seen, c)
 			}
 		}
 		names := make([]any, len(r.Tools))
@@ -259,5 +278,6 @@ func modelRequests(reqs []stub.Request) map[string]any {
 		}
 		list[i] = map[string]any{"stream": r.Stream, "tools": names, "messages": msgs}
 	}
-	return map[string]any{"count": len(reqs), "requests": list, "tools": tools, "tool_text": strings.Join(toolText, " | ")}
+	return map[string]any{"count": len(reqs), "requests": list, "tools": tools, "tool_text": strings.Join(toolText, " | "),
+		"tool_results": results, "seen": strings.Join(seen, "\n")}
 }

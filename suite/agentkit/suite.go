@@ -63,8 +63,26 @@ type vectorExpect struct {
 	ContentType *string `json:"content_type"` // a prefix
 	JSON        any     `json:"json"`
 	// start-up
-	Starts         *bool   `json:"starts"`
-	StderrContains *string `json:"stderr_contains"`
+	Starts         *bool       `json:"starts"`
+	StderrContains stderrParts `json:"stderr_contains"`
+}
+
+// stderrParts is /expect/stderr_contains: one text, or a list of texts
+// that must all be contained.
+type stderrParts []string
+
+func (p *stderrParts) UnmarshalJSON(raw []byte) error {
+	var one string
+	if json.Unmarshal(raw, &one) == nil {
+		*p = stderrParts{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(raw, &many); err != nil {
+		return fmt.Errorf("stderr_contains must be a string or a list of strings")
+	}
+	*p = many
+	return nil
 }
 
 // schemas are sifu's own: vectors from --vectors are checked against the
@@ -197,10 +215,12 @@ func startupStep(where string, base map[string]*string, c vectorCase) (engine.St
 	m := []engine.Match{{Pointer: "/result/started", Matcher: *e.Starts}}
 	if !*e.Starts {
 		m = append(m, engine.Match{Pointer: "/result/exit_code", Matcher: map[string]any{"$ne": float64(0)}})
-		if e.StderrContains == nil {
+		if len(e.StderrContains) == 0 {
 			return engine.Step{}, fmt.Errorf("%s: a case that must not start names the message: /expect/stderr_contains", where)
 		}
-		m = append(m, engine.Match{Pointer: "/result/stderr", Matcher: map[string]any{"$contains": *e.StderrContains}})
+		for _, part := range e.StderrContains {
+			m = append(m, engine.Match{Pointer: "/result/stderr", Matcher: map[string]any{"$contains": part}})
+		}
 	}
 	text := "start with " + strings.Join(slices.Sorted(maps.Keys(c.Files)), ", ")
 	return engine.Step{Source: where, Text: text, Op: engine.OpControl, Name: "startup",

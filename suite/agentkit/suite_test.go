@@ -130,6 +130,13 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultNoToolRename:        {"AK-HTTP-10"},
 	ref.FaultSSEBuffered:         {"AK-SSE-02"},
 	ref.FaultDivergentAnswer:     {"AK-SUSPEND-13"},
+	ref.FaultKeepDangerous:       {"AK-TOOL-06"},
+	ref.FaultUndeclaredArgs:      {"AK-TOOL-01", "AK-TOOL-02"},
+	ref.FaultToolErrorFails:      {"AK-TOOL-03"},
+	ref.FaultNoDedup:             {"AK-TOOL-08"},
+	ref.FaultRiskDefault:         {"AK-TOOL-05"},
+	ref.FaultArgsInBody:          {"AK-TOOL-04"},
+	ref.FaultTruncateBytes:       {"AK-TOOL-07"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the

@@ -36,6 +36,13 @@ type Reply struct {
 	// argument naming the script, so tool calls are counted per check.
 	Tool string         `json:"tool,omitempty"`
 	Args map[string]any `json:"args,omitempty"`
+	// RawArgs, instead of Args, is the arguments text sent as it is (JSON
+	// that need not be canonical: spacing, key order, number forms);
+	// "{{ref}}" in it becomes the script's key.
+	RawArgs string `json:"raw_args,omitempty"`
+	// Calls makes several tool calls in one message (each with Tool and
+	// Args or RawArgs), as models calling tools in parallel do.
+	Calls []Reply `json:"calls,omitempty"`
 	// Status answers the model call with this HTTP error.
 	Status int `json:"status,omitempty"`
 	// Again replaces this reply when its position is served again (a
@@ -53,9 +60,19 @@ type Reply struct {
 type Script struct {
 	Replies []Reply `json:"replies"`
 	// Tools sets how a tool endpoint answers calls of this script: "ok"
-	// (default), "fail" (HTTP 500) or "drop" (the connection is closed
-	// without an answer, after the call is counted).
+	// (default: a receipt numbered by the call), "same" (the same answer
+	// every time), "fail" (HTTP 500), a status code such as "404", "body:"
+	// followed by the text to answer with, or "drop" (the connection is
+	// closed without an answer, after the call is counted).
 	Tools map[string]string `json:"tools,omitempty"`
+}
+
+// ToolCall is one call of a tool endpoint as the stub received it.
+type ToolCall struct {
+	Method string         `json:"method"`
+	Path   string         `json:"path"` // below /tools/<name>, "" for none
+	Query  map[string]any `json:"query"`
+	Body   map[string]any `json:"body"`
 }
 
 // Request is one model call as the stub received it.
@@ -78,6 +95,7 @@ type Server struct {
 	scripts  map[string]Script
 	requests map[string][]Request
 	calls    map[string]int // key \x1f tool → calls
+	records  map[string][]ToolCall
 	holds    map[string]*hold
 	served   map[string]int // key \x1f reply index → times served
 	seq      int
@@ -138,10 +156,11 @@ func Start(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, holds: map[string]*hold{}, served: map[string]int{}}
+	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, records: map[string][]ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
+	mux.HandleFunc("/tools/{name}/{rest...}", s.tool)
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -171,6 +190,13 @@ func (s *Server) Requests(key string) []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Request(nil), s.requests[key]...)
+}
+
+// ToolCallRecords returns the calls of tool for key, oldest first.
+func (s *Server) ToolCallRecords(key, tool string) []ToolCall {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]ToolCall(nil), s.records[key+"\x1f"+tool]...)
 }
 
 // ToolCalls returns how often tool was called for key.
@@ -267,7 +293,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			if times > 0 && len(reply.Again) > 0 {
 				reply = reply.Again[min(times-1, len(reply.Again)-1)]
 			}
-		case len(sc.Replies) > 0 && sc.Replies[len(sc.Replies)-1].Tool == "" && sc.Replies[len(sc.Replies)-1].Status == 0:
+		case len(sc.Replies) > 0 && sc.Replies[len(sc.Replies)-1].Tool == "" && len(sc.Replies[len(sc.Replies)-1].Calls) == 0 && sc.Replies[len(sc.Replies)-1].Status == 0:
 			reply = sc.Replies[len(sc.Replies)-1]
 		default:
 			reply = Reply{Text: "sifu stub: script exhausted"}
@@ -299,52 +325,85 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := strings.ReplaceAll(reply.Text, "{{tools}}", strings.Join(toolResults, " | "))
-	var call map[string]any
-	if reply.Tool != "" {
-		args := map[string]any{}
-		for k, v := range reply.Args {
-			args[k] = v
+	var calls []map[string]any
+	single := []Reply{reply}
+	if len(reply.Calls) > 0 {
+		single = reply.Calls
+	}
+	for i, c := range single {
+		if c.Tool == "" {
+			continue
 		}
-		if _, ok := args["ref"]; !ok && reply.Tool != "ask_user" && key != "" {
-			args["ref"] = key
+		raw := strings.ReplaceAll(c.RawArgs, "{{ref}}", key)
+		if c.RawArgs == "" {
+			args := map[string]any{}
+			for k, v := range c.Args {
+				args[k] = v
+			}
+			if _, ok := args["ref"]; !ok && c.Tool != "ask_user" && key != "" {
+				args["ref"] = key
+			}
+			b, _ := json.Marshal(args)
+			raw = string(b)
 		}
-		raw, _ := json.Marshal(args)
-		call = map[string]any{"id": fmt.Sprintf("call_%d", assistants), "type": "function",
-			"function": map[string]any{"name": reply.Tool, "arguments": string(raw)}}
+		calls = append(calls, map[string]any{"id": fmt.Sprintf("call_%d_%d", assistants, i), "type": "function",
+			"function": map[string]any{"name": c.Tool, "arguments": raw}})
 	}
 	if !req.Stream {
 		msg := map[string]any{"role": "assistant", "content": text}
 		finish := "stop"
-		if call != nil {
-			msg["content"], msg["tool_calls"], finish = "", []any{call}, "tool_calls"
+		if len(calls) > 0 {
+			// as OpenAI does, a message of tool calls has no content
+			msg["content"], msg["tool_calls"], finish = nil, calls, "tool_calls"
 		}
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": 0, "model": req.Model,
-			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish}}})
+			"system_fingerprint": "fp_sifu", "usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+			"choices": []any{map[string]any{"index": 0, "message": msg, "finish_reason": finish, "logprobs": nil}}})
 		return
 	}
-	s.streamReply(w, id, req.Model, text, reply, call)
+	s.streamReply(w, id, req.Model, text, reply, calls)
 }
 
-func (s *Server) streamReply(w http.ResponseWriter, id, model, text string, reply Reply, call map[string]any) {
+// streamReply streams a reply as chat.completion.chunk frames, shaped as
+// real OpenAI-compatible servers send them: a keep-alive comment first, the
+// arguments of each tool call in several fragments (the first fragment with
+// the call's id and name), and a last chunk with usage and no choices
+// before [DONE].
+func (s *Server) streamReply(w http.ResponseWriter, id, model, text string, reply Reply, calls []map[string]any) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher, _ := w.(http.Flusher)
-	frame := func(delta map[string]any, finish any) {
-		raw, _ := json.Marshal(map[string]any{"id": id, "object": "chat.completion.chunk", "created": 0, "model": model,
-			"choices": []any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}})
-		fmt.Fprintf(w, "data: %s\n\n", raw)
+	flush := func() {
 		if flusher != nil {
 			flusher.Flush()
 		}
 	}
-	frame(map[string]any{"role": "assistant", "content": ""}, nil)
-	if call != nil {
-		c := map[string]any{"index": 0}
-		for k, v := range call {
-			c[k] = v
+	chunk := func(choices []any, extra map[string]any) {
+		body := map[string]any{"id": id, "object": "chat.completion.chunk", "created": 0, "model": model, "choices": choices}
+		for k, v := range extra {
+			body[k] = v
 		}
-		frame(map[string]any{"tool_calls": []any{c}}, nil)
+		raw, _ := json.Marshal(body)
+		fmt.Fprintf(w, "data: %s\n\n", raw)
+		flush()
+	}
+	frame := func(delta map[string]any, finish any) {
+		chunk([]any{map[string]any{"index": 0, "delta": delta, "finish_reason": finish}}, nil)
+	}
+	fmt.Fprint(w, ": keep-alive\n\n")
+	frame(map[string]any{"role": "assistant", "content": ""}, nil)
+	if len(calls) > 0 {
+		for i, call := range calls {
+			fn, _ := call["function"].(map[string]any)
+			args, _ := fn["arguments"].(string)
+			pieces := splitArgs(args)
+			frame(map[string]any{"tool_calls": []any{map[string]any{"index": i, "id": call["id"], "type": "function",
+				"function": map[string]any{"name": fn["name"], "arguments": pieces[0]}}}}, nil)
+			for _, p := range pieces[1:] {
+				frame(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": p}}}}, nil)
+			}
+		}
 		frame(map[string]any{}, "tool_calls")
 	} else {
 		chunks := reply.Chunks
@@ -364,10 +423,20 @@ func (s *Server) streamReply(w http.ResponseWriter, id, model, text string, repl
 		}
 		frame(map[string]any{}, "stop")
 	}
+	chunk([]any{}, map[string]any{"usage": map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2}})
 	fmt.Fprint(w, "data: [DONE]\n\n")
-	if flusher != nil {
-		flusher.Flush()
+	flush()
+}
+
+// splitArgs cuts an arguments text into three pieces that join back to it,
+// the first one empty when the text is short: a streamed tool call's
+// arguments arrive in fragments that are not JSON on their own.
+func splitArgs(args string) []string {
+	if len(args) < 3 {
+		return []string{"", args}
 	}
+	a, b := len(args)/3, 2*len(args)/3
+	return []string{args[:a], args[a:b], args[b:]}
 }
 
 // splitWords cuts text after each space, so the pieces join back to text.
@@ -387,22 +456,41 @@ func splitWords(text string) []string {
 
 func (s *Server) tool(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	ref := r.URL.Query().Get("ref")
+	rec := ToolCall{Method: r.Method, Path: r.PathValue("rest"), Query: map[string]any{}, Body: map[string]any{}}
+	for k, v := range r.URL.Query() {
+		rec.Query[k] = v[0]
+	}
+	_ = json.NewDecoder(r.Body).Decode(&rec.Body)
+	ref, _ := rec.Query["ref"].(string)
 	if ref == "" {
-		var body map[string]any
-		_ = json.NewDecoder(r.Body).Decode(&body)
-		ref, _ = body["ref"].(string)
+		ref, _ = rec.Body["ref"].(string)
 	}
 	s.mu.Lock()
 	s.calls[ref+"\x1f"+name]++
 	n := s.calls[ref+"\x1f"+name]
+	s.records[ref+"\x1f"+name] = append(s.records[ref+"\x1f"+name], rec)
 	mode := s.scripts[ref].Tools[name]
 	s.mu.Unlock()
-	switch mode {
-	case "fail":
+	switch {
+	case mode == "fail":
 		http.Error(w, `{"error":"sifu stub: scripted tool failure"}`, http.StatusInternalServerError)
 		return
-	case "drop":
+	case len(mode) == 3 && mode[0] >= '1' && mode[0] <= '5':
+		code := 0
+		fmt.Sscanf(mode, "%d", &code)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(code)
+		fmt.Fprintf(w, `{"error":"sifu stub: scripted status %d for %s"}`, code, name)
+		return
+	case strings.HasPrefix(mode, "body:"):
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		fmt.Fprint(w, strings.TrimPrefix(mode, "body:"))
+		return
+	case mode == "same":
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "tool": name, "receipt": name + "-receipt"})
+		return
+	case mode == "drop":
 		if hj, ok := w.(http.Hijacker); ok {
 			if conn, _, err := hj.Hijack(); err == nil {
 				conn.Close()
