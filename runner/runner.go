@@ -6,6 +6,7 @@ package runner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"hash/fnv"
@@ -103,6 +104,9 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 		if lo.vectorsFS == fsys && f == s.Catalogue {
 			continue
 		}
+		if lo.vectorsFS != fsys && isCatalogue(lo.vectorsFS, f, set) {
+			continue // a copied vectors directory holds its catalogue too: it is no vector
+		}
 		var checks []engine.Check
 		if s.CompileVector != nil {
 			checks, err = s.CompileVector(lo.vectorsFS, f)
@@ -128,6 +132,24 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 	}
 	sort.Slice(p.Checks, func(i, j int) bool { return p.Checks[i].ID < p.Checks[j].ID })
 	return p, nil
+}
+
+// isCatalogue reports whether a JSON file is a rule catalogue (it has a spec
+// and rules, and passes the catalogue schema).
+func isCatalogue(fsys fs.FS, file string, set *schema.Set) bool {
+	raw, err := fs.ReadFile(fsys, file)
+	if err != nil {
+		return false
+	}
+	var head struct {
+		Spec  json.RawMessage `json:"spec"`
+		Rules json.RawMessage `json:"rules"`
+	}
+	if json.Unmarshal(raw, &head) != nil || head.Spec == nil || head.Rules == nil {
+		return false
+	}
+	_, err = catalogue.Load(fsys, file, set)
+	return err == nil
 }
 
 // LoadOption adjusts what Load reads.

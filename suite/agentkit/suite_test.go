@@ -2,6 +2,7 @@ package agentkit_test
 
 import (
 	"context"
+	"io/fs"
 	"strings"
 	"sync"
 	"testing"
@@ -214,5 +215,35 @@ func TestVectorProblemsNameTheFileAndField(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: want an error mentioning %q, got %v", file, want, err)
 		}
+	}
+}
+
+// TestCopiedVectorsDirectoryLoads: a copy of vectors/agentkit, rules.json
+// included, runs with --vectors: the catalogue in it is skipped, not read
+// as a vector; a file that only looks like one is still refused.
+func TestCopiedVectorsDirectoryLoads(t *testing.T) {
+	copied := fstest.MapFS{}
+	err := fs.WalkDir(sifu.Assets, "vectors/agentkit", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw, err := fs.ReadFile(sifu.Assets, p)
+		copied["copy/"+strings.TrimPrefix(p, "vectors/agentkit/")] = &fstest.MapFile{Data: raw}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := runner.Load(sifu.Assets, agentkit.Suite, runner.WithVectors(copied, "copy"))
+	if err != nil {
+		t.Fatalf("a copied vectors directory: %v", err)
+	}
+	bundled, _ := runner.Load(sifu.Assets, agentkit.Suite)
+	if len(plan.Checks) != len(bundled.Checks) {
+		t.Errorf("%d checks from the copy, %d bundled", len(plan.Checks), len(bundled.Checks))
+	}
+	copied["copy/fake.json"] = &fstest.MapFile{Data: []byte(`{"spec": {}, "rules": []}`)}
+	if _, err := runner.Load(sifu.Assets, agentkit.Suite, runner.WithVectors(copied, "copy")); err == nil || !strings.Contains(err.Error(), "fake.json") {
+		t.Errorf("a malformed catalogue-like file: want an error naming it, got %v", err)
 	}
 }
