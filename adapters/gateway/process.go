@@ -130,8 +130,7 @@ func (p Process) Launch(ctx context.Context, dir, addr string) (agentkit.Instanc
 			return nil, fmt.Errorf("waiting for the gateway to answer GET /healthz: %w; output tail:\n%s", ctx.Err(), out)
 		case <-deadline.C:
 			_ = pr.Stop()
-			return nil, fmt.Errorf("the gateway did not answer GET %s/healthz with 200 within %s (does it listen on serving.addr %s?); output tail:\n%s",
-				pr.url, limit, addr, out)
+			return nil, &agentkit.NoHealth{URL: pr.url, Limit: limit, Addr: addr, Output: out.String()}
 		case <-tick.C:
 			resp, err := hc.Get(pr.url + "/healthz")
 			if err == nil {

@@ -89,43 +89,83 @@ func assertStatus(t *testing.T, out, part string, want engine.Status) {
 	t.Errorf("no check id contains %q", part)
 }
 
-// TestAgentKitBadGateways: a gateway that crashes on start, or never
-// answers, gives harness_error with its output tail, never a pass and
-// never a hung run.
-func TestAgentKitBadGateways(t *testing.T) {
+// TestAgentKitGatewaysThatCannotStart: a gateway that cannot start with
+// sifu's generated configuration (a command that is not there, one that
+// crashes, one that never answers /healthz) stops the run before any check
+// with one line and exit 2, not a verdict per check.
+func TestAgentKitGatewaysThatCannotStart(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "target.yaml")
 	if err := os.WriteFile(cfg, []byte("start_timeout: 300ms\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for name, cmd := range map[string]string{
-		"crashes": "echo boom-on-start >&2; exit 3",
-		"silent":  "sleep 30",
+	for name, c := range map[string]struct{ cmd, want string }{
+		"missing": {"/nonexistent/gateway-binary", "exited with status 127 before it answered GET /healthz (the shell found no such command)"},
+		"crashes": {"echo boom-on-start >&2; exit 3", "exited with status 3 before it answered GET /healthz; its output ends: boom-on-start"},
+		"silent":  {"sleep 30", "did not answer GET /healthz with 200 within 300ms"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			code, out := akRun(t, []string{"--profile", "gateway,suspend", "--tags", "@AK-HTTP-01,@AK-SUSPEND-04,@AK-SUSPEND-09,@AK-SSE-03"},
-				"--start-cmd", cmd, "--target-config", cfg, "--timeout", "5s")
-			if code != exitFail {
-				t.Fatalf("exit %d, want %d", code, exitFail)
+			out := t.TempDir()
+			code, msg := runCapture(append([]string{"run", "--suite", "agentkit", "-q", "--out", out},
+				"--start-cmd", c.cmd, "--target-config", cfg, "--timeout", "5s"))
+			if code != exitUsage {
+				t.Fatalf("exit %d, want %d (%s)", code, exitUsage, msg)
 			}
-			run, _, err := declaration.ReadResults(filepath.Join(out, "results.json"))
-			if err != nil {
-				t.Fatal(err)
+			if !strings.Contains(msg, c.want) || !strings.Contains(msg, "no check was run") || strings.Contains(msg, "\n") {
+				t.Errorf("want one line containing %q, got %q", c.want, msg)
 			}
-			for _, tc := range run.Tests {
-				if tc.Status == engine.Pass && !strings.Contains(tc.ID, "/startup/") {
-					t.Errorf("%s passed against a gateway that %s", tc.ID, name)
-				}
-				if strings.Contains(tc.ID, "healthz") {
-					if tc.Status != engine.HarnessError {
-						t.Errorf("%s: %s, want harness_error", tc.ID, tc.Status)
-					}
-					if name == "crashes" && !strings.Contains(tc.Message, "boom-on-start") {
-						t.Errorf("%s: the message lacks the stderr tail: %s", tc.ID, tc.Message)
-					}
-				}
+			if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+				t.Error("a run that could not start wrote results")
 			}
 		})
 	}
+}
+
+// TestAgentKitGatewayThatDiesLater: a gateway that starts once and then
+// crashes at every start gives harness_error with its output tail, never a
+// pass and never a hung run.
+func TestAgentKitGatewayThatDiesLater(t *testing.T) {
+	bin := buildSifu(t)
+	flag := filepath.Join(t.TempDir(), "started-once")
+	cmd := "if [ -e " + flag + " ]; then echo boom-after-start >&2; exit 3; fi; touch " + flag + "; exec " + bin + " agentkit gateway"
+	code, out := akRun(t, []string{"--profile", "gateway,suspend", "--tags", "@AK-HTTP-01,@AK-SUSPEND-04,@AK-SUSPEND-09,@AK-SSE-03"},
+		"--start-cmd", cmd, "--timeout", "5s")
+	if code != exitFail {
+		t.Fatalf("exit %d, want %d", code, exitFail)
+	}
+	run, _, err := declaration.ReadResults(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if run.Target.Name != "process" {
+		t.Errorf("the target is named %q; with --start-cmd it is a process", run.Target.Name)
+	}
+	for _, tc := range run.Tests {
+		if tc.Status == engine.Pass {
+			t.Errorf("%s passed against a gateway that crashes", tc.ID)
+		}
+		if strings.Contains(tc.ID, "healthz") {
+			if tc.Status != engine.HarnessError || !strings.Contains(tc.Message, "boom-after-start") {
+				t.Errorf("%s: %s, want harness_error with the output tail: %s", tc.ID, tc.Status, tc.Message)
+			}
+		}
+	}
+}
+
+// runCapture runs a command line and returns its exit code and error text.
+func runCapture(args []string) (int, string) {
+	cmd := newRoot()
+	cmd.SetArgs(args)
+	cmd.SetOut(io.Discard)
+	cmd.SetErr(io.Discard)
+	err := cmd.ExecuteContext(context.Background())
+	var failed *failedError
+	switch {
+	case err == nil:
+		return exitOK, ""
+	case errors.As(err, &failed):
+		return exitFail, err.Error()
+	}
+	return exitUsage, err.Error()
 }
 
 // TestAgentKitSetupErrorsAreUsageErrors: a stub port that is taken, a

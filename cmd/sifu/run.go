@@ -117,6 +117,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	if _, ok := entry.targets["process"]; ok && f.startCmd != "" && f.target == "inproc" {
+		f.target = "process" // --start-cmd names the implementation: results say so
+	}
 	newTarget, ok := entry.targets[f.target]
 	if !ok {
 		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s; available: %v", f.target, f.suite, slices.Sorted(maps.Keys(entry.targets)))}

@@ -161,13 +161,43 @@ func agentkitManaged(f runFlags) (runner.Target, error) {
 		launcher = inproc.AgentKit{Faults: faults}
 	}
 	if strings.TrimSpace(f.startCmd) != "" {
-		launcher = gateway.Process{Command: f.startCmd, StartTimeout: opts.StartTimeout}
+		launcher = gateway.Process{Command: absCommand(f.startCmd), StartTimeout: opts.StartTimeout}
+		if !f.list {
+			// A gateway that cannot start at all fails the run before any
+			// check, with one line, instead of once per check.
+			probe := &agentkit.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl}
+			if err := probe.Probe(context.Background()); err != nil {
+				return nil, &runner.UsageError{Msg: fmt.Sprintf("--start-cmd %q: no check was run: the gateway %v", f.startCmd, err)}
+			}
+		}
 	}
 	stuck := &agentkit.Stuck{}
 	return agentkit.RunTarget{New: func(context.Context) (agentkit.Target, func(), error) {
 		m := &agentkit.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl, Stuck: stuck}
 		return m, m.Close, nil
 	}}, nil
+}
+
+// absCommand makes a relative path in the first word of a start command
+// absolute, when it names a file where sifu runs: the command itself runs
+// in each check's own working directory.
+func absCommand(cmd string) string {
+	trimmed := strings.TrimLeft(cmd, " \t")
+	first, rest, _ := strings.Cut(trimmed, " ")
+	if !strings.Contains(first, "/") || filepath.IsAbs(first) || strings.ContainsAny(first, "'\"$`\\") {
+		return cmd
+	}
+	abs, err := filepath.Abs(first)
+	if err != nil {
+		return cmd
+	}
+	if _, err := os.Stat(abs); err != nil {
+		return cmd
+	}
+	if rest != "" {
+		return abs + " " + rest
+	}
+	return abs
 }
 
 func agentkitRemote(f runFlags) (runner.Target, error) {

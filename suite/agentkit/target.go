@@ -14,7 +14,9 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync"
+	"time"
 
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/results"
@@ -71,6 +73,20 @@ type StartFailure struct {
 
 func (e *StartFailure) Error() string {
 	return fmt.Sprintf("the gateway exited with status %d during start-up; stderr tail:\n%s", e.ExitCode, e.Stderr)
+}
+
+// NoHealth is a gateway that kept running but did not answer GET /healthz
+// with 200 in time.
+type NoHealth struct {
+	URL    string
+	Limit  time.Duration
+	Addr   string
+	Output string // the tail
+}
+
+func (e *NoHealth) Error() string {
+	return fmt.Sprintf("the gateway did not answer GET %s/healthz with 200 within %s (does it listen on serving.addr %s?); output tail:\n%s",
+		e.URL, e.Limit, e.Addr, e.Output)
 }
 
 // StartResult is what a start-up attempt showed.
@@ -294,6 +310,95 @@ func (m *Managed) TryStart(ctx context.Context, files map[string]string) (StartR
 	}
 	_ = inst.Stop()
 	return StartResult{Started: true}, nil
+}
+
+// Probe starts a gateway once with sifu's default configuration and stops
+// it again. It is how a run finds, before any check, a gateway that cannot
+// start at all (a command that is not there, a configuration it refuses):
+// the error is one line saying what happened, with the end of the
+// gateway's output.
+func (m *Managed) Probe(ctx context.Context) error {
+	defer m.Close()
+	m.mu.Lock()
+	dir, err := m.tempDir()
+	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	addr, err := FreeAddr()
+	if err != nil {
+		return err
+	}
+	files, err := Render(m.templates(), m.data(addr, DefaultSettings()))
+	if err != nil {
+		return &SetupError{Msg: err.Error()}
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		return err
+	}
+	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	var sf *StartFailure
+	switch {
+	case errors.As(err, &sf):
+		pe := &ProbeError{What: fmt.Sprintf("exited with status %d before it answered GET /healthz", sf.ExitCode), Output: OneLine(sf.Stderr)}
+		switch sf.ExitCode {
+		case 127:
+			pe.What += " (the shell found no such command)"
+			pe.Hint = "check the path: the command runs through sh -c in each check's own working directory"
+		case 126:
+			pe.What += " (the shell could not execute it)"
+			pe.Hint = "check that it names an executable gateway binary"
+		default:
+			pe.Hint = "if it refused sifu's generated configuration, adapt the templates with --target-config (docs/agentkit.md)"
+		}
+		return pe
+	case err != nil:
+		var nh *NoHealth
+		if errors.As(err, &nh) {
+			return &ProbeError{What: fmt.Sprintf("did not answer GET /healthz with 200 within %s", nh.Limit), Output: OneLine(nh.Output),
+				Hint: fmt.Sprintf("it must serve serving.addr of the app.yaml in its working directory (here %s); start_timeout in --target-config allows longer", nh.Addr)}
+		}
+		return &ProbeError{What: OneLine(err.Error())}
+	}
+	return inst.Stop()
+}
+
+// ProbeError is a gateway that could not start with sifu's default
+// configuration.
+type ProbeError struct {
+	What   string // what happened, one line
+	Output string // the end of the gateway's output, one line
+	Hint   string // what to look at
+}
+
+func (e *ProbeError) Error() string {
+	msg := e.What
+	if e.Output != "" {
+		msg += "; its output ends: " + e.Output
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+// OneLine folds the last lines of a process's output into one line: at
+// most three non-blank lines, joined by " | ", and at most 400 bytes.
+func OneLine(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && l != "(nothing)" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	out := strings.Join(lines, " | ")
+	if len(out) > 400 {
+		out = "…" + strings.ToValidUTF8(out[len(out)-400:], "")
+	}
+	return out
 }
 
 // Close stops the gateway and removes the working directories.
