@@ -31,8 +31,9 @@ Feature: The A2A surface
     And /result/json/result is absent
 
   @AK-A2A-05
-  Scenario: Every task runs in a fresh session
-    Given the model follows script first:
+  Scenario: Every task runs in a fresh session, even with session memory on
+    Given the gateway runs with session.window 20
+    And the model follows script first:
       """
       [{"text": "first done"}]
       """

@@ -59,6 +59,14 @@ const (
 	FaultRiskDefault      Fault = "risk-default"       // a tool without a risk is readonly whatever its method
 	FaultArgsInBody       Fault = "args-in-body"       // every argument goes to a JSON body, even of a GET or a path parameter
 	FaultTruncateBytes    Fault = "truncate-bytes"     // max_resp_len counts bytes and cuts inside characters
+
+	FaultPolicyLastMatch      Fault = "policy-last-match"      // the last matching approval rule wins
+	FaultPolicyIgnoresArgs    Fault = "policy-ignores-args"    // approval rules match whatever the arguments
+	FaultPolicyRawArgs        Fault = "policy-raw-args"        // argument patterns compare the JSON text, not the value
+	FaultPolicyDenyAsks       Fault = "policy-deny-asks"       // a deny rule asks instead of refusing
+	FaultMemoryWithoutWindow  Fault = "memory-without-window"  // a session remembers with session.window 0
+	FaultNoSessionMemory      Fault = "no-session-memory"      // a session forgets its turns whatever the window
+	FaultMemoryAcrossSessions Fault = "memory-across-sessions" // every session of an agent shares one memory
 )
 
 // Faults lists every planted fault.
@@ -69,7 +77,9 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultControl200, FaultIgnoreInterrupt, FaultA2ANoDescription, FaultA2AResultKey, FaultA2ASharedSession,
 	FaultWaitingNoSession, FaultNoResume, FaultForgetOnRestart, FaultStaleTurn, FaultStrictApprove,
 	FaultDenyEndsTurn, FaultAutoAsks, FaultNoBudget, FaultLenientConfig, FaultRejectBoundary, FaultNoToolRename,
-	FaultSSEBuffered, FaultDivergentAnswer, FaultKeepDangerous, FaultUndeclaredArgs, FaultToolErrorFails, FaultNoDedup, FaultRiskDefault, FaultArgsInBody, FaultTruncateBytes}
+	FaultSSEBuffered, FaultDivergentAnswer, FaultKeepDangerous, FaultUndeclaredArgs, FaultToolErrorFails, FaultNoDedup, FaultRiskDefault, FaultArgsInBody, FaultTruncateBytes,
+	FaultPolicyLastMatch, FaultPolicyIgnoresArgs, FaultPolicyRawArgs, FaultPolicyDenyAsks,
+	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

@@ -334,7 +334,10 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 	run := &running{cancel: cancel}
 	g.mu.Lock()
 	g.running[key] = run
-	history := g.window(t.agent, g.history[key])
+	var history []message
+	if t.agent.cfg.Session.Window > 0 || has(g.faults, FaultMemoryWithoutWindow) {
+		history = g.window(t.agent, g.history[g.memoryKey(t, key)])
+	}
 	g.mu.Unlock()
 	t.steer = func() []string {
 		g.mu.Lock()
@@ -353,9 +356,20 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 		answer, err = interruptedAnswer, nil
 	}
 	if err == nil {
-		g.history[key] = append(g.history[key], message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
+		if !has(g.faults, FaultNoSessionMemory) {
+			mk := g.memoryKey(t, key)
+			g.history[mk] = append(g.history[mk], message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
+		}
 	}
 	return answer, err
+}
+
+// memoryKey is where a turn's session memory is kept: per agent and session.
+func (g *Gateway) memoryKey(t *turn, key string) string {
+	if has(g.faults, FaultMemoryAcrossSessions) {
+		return t.agent.cfg.Name
+	}
+	return key
 }
 
 func (g *Gateway) window(a *agentRT, h []message) []message {

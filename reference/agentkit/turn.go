@@ -268,23 +268,39 @@ func (t *turn) decide(c *capability, args string) string {
 	}
 	var given map[string]any
 	_ = json.Unmarshal([]byte(args), &given)
+	var raw map[string]json.RawMessage
+	_ = json.Unmarshal([]byte(args), &raw)
+	decision := "ask"
 	for _, r := range t.agent.cfg.rules {
-		if !r.ref.Match(c.ref) {
+		if r.ref != nil && !r.ref.Match(c.ref) {
 			continue
 		}
 		ok := true
 		for k, pat := range r.args {
+			if has(t.g.faults, FaultPolicyIgnoresArgs) {
+				break
+			}
 			v, present := given[k]
-			if !present || !segMatch(pat, fmt.Sprint(v)) {
+			text := fmt.Sprint(v)
+			if has(t.g.faults, FaultPolicyRawArgs) {
+				text = strings.Trim(string(raw[k]), `"`)
+			}
+			if !present || !segMatch(pat, text) {
 				ok = false
 				break
 			}
 		}
 		if ok {
-			return r.action
+			decision = r.action
+			if !has(t.g.faults, FaultPolicyLastMatch) {
+				break
+			}
 		}
 	}
-	return "ask"
+	if decision == "deny" && has(t.g.faults, FaultPolicyDenyAsks) {
+		return "ask"
+	}
+	return decision
 }
 
 // effect runs a mutating call at most once per turn: the journal holds an
