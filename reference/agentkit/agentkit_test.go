@@ -53,7 +53,7 @@ func TestApproveWords(t *testing.T) {
 // a generated session come from Options.
 func TestGeneratedSessionIsInjectable(t *testing.T) {
 	app, err := LoadFS(fstest.MapFS{
-		"app.yaml":              {Data: []byte("model: {provider: openai, config: {base_url: http://127.0.0.1:1/v1}}\nagents: [agents/a.yaml]\n")},
+		"app.yaml":              {Data: []byte("model: {provider: openai, config: {base_url: http://127.0.0.1:1/v1}}\nreliability: {retry: {max_attempts: 1}}\nagents: [agents/a.yaml]\n")},
 		"agents/a.yaml":         {Data: []byte("name: a\n")},
 		"namespaces/unused.yml": {Data: []byte("")},
 	}, "app.yaml", nil)

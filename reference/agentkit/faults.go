@@ -67,6 +67,8 @@ const (
 	FaultMemoryWithoutWindow  Fault = "memory-without-window"  // a session remembers with session.window 0
 	FaultNoSessionMemory      Fault = "no-session-memory"      // a session forgets its turns whatever the window
 	FaultMemoryAcrossSessions Fault = "memory-across-sessions" // every session of an agent shares one memory
+	FaultNoRetry              Fault = "no-retry"               // a transient model error fails the turn at once
+	FaultRetryDeterministic   Fault = "retry-deterministic"    // a 400 from the model is tried again
 )
 
 // Faults lists every planted fault.
@@ -79,7 +81,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultDenyEndsTurn, FaultAutoAsks, FaultNoBudget, FaultLenientConfig, FaultRejectBoundary, FaultNoToolRename,
 	FaultSSEBuffered, FaultDivergentAnswer, FaultKeepDangerous, FaultUndeclaredArgs, FaultToolErrorFails, FaultNoDedup, FaultRiskDefault, FaultArgsInBody, FaultTruncateBytes,
 	FaultPolicyLastMatch, FaultPolicyIgnoresArgs, FaultPolicyRawArgs, FaultPolicyDenyAsks,
-	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions}
+	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // message is one chat message of the OpenAI-compatible API.
@@ -52,12 +54,12 @@ func newModelClient(m ModelConfig, hc *http.Client) *modelClient {
 
 // complete asks the model for the next message. With onDelta set the reply
 // is streamed and every non-empty content chunk is passed on as it arrives.
-func (c *modelClient) complete(ctx context.Context, msgs []message, tools []toolSpec, onDelta func(string) error) (message, error) {
+func (c *modelClient) complete(ctx context.Context, msgs []message, tools []toolSpec, onDelta func(string) error, stream bool) (message, error) {
 	body := map[string]any{"model": c.model, "messages": msgs}
 	if len(tools) > 0 {
 		body["tools"] = tools
 	}
-	if onDelta != nil {
+	if stream {
 		body["stream"] = true
 	}
 	raw, _ := json.Marshal(body)
@@ -69,14 +71,14 @@ func (c *modelClient) complete(ctx context.Context, msgs []message, tools []tool
 	req.Header.Set("Authorization", "Bearer "+c.apiKey)
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return message{}, fmt.Errorf("model call: %w", err)
+		return message{}, fmt.Errorf("model call: %w: %w", errNoAnswer, err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
-		return message{}, fmt.Errorf("model call: HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
+		return message{}, &statusError{code: resp.StatusCode, body: strings.TrimSpace(string(b))}
 	}
-	if onDelta == nil {
+	if !stream {
 		var out struct {
 			Choices []struct {
 				Message message `json:"message"`
@@ -91,6 +93,85 @@ func (c *modelClient) complete(ctx context.Context, msgs []message, tools []tool
 		return out.Choices[0].Message, nil
 	}
 	return readStream(resp.Body, onDelta)
+}
+
+// statusError is a model call answered with an HTTP error.
+type statusError struct {
+	code int
+	body string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("model call: HTTP %d: %s", e.code, e.body) }
+
+// transient reports whether a failed model call is worth trying again: a
+// 429 or a 5xx, or no answer at all; never a cancelled call.
+func transient(ctx context.Context, err error) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	var se *statusError
+	if errors.As(err, &se) {
+		return se.code == http.StatusTooManyRequests || se.code >= 500
+	}
+	return errors.Is(err, errNoAnswer)
+}
+
+// errNoAnswer marks a model call that got no HTTP answer.
+var errNoAnswer = errors.New("no answer")
+
+// completeRetrying is complete with the agent's retry policy
+// (reliability.retry of the agent, else of the app): a transient failure
+// before any streamed byte is tried again after a backoff, up to
+// max_attempts calls in all (3 by default).
+func (g *Gateway) completeRetrying(ctx context.Context, a *agentRT, msgs []message, tools []toolSpec, onDelta func(string) error) (message, error) {
+	r := Retry{}
+	switch {
+	case a.cfg.Reliability.Retry != nil:
+		r = *a.cfg.Reliability.Retry
+	case g.app.Reliability.Retry != nil:
+		r = *g.app.Reliability.Retry
+	}
+	attempts := r.MaxAttempts
+	switch {
+	case attempts == 0:
+		attempts = 3
+	case attempts < 1:
+		attempts = 1
+	}
+	if has(g.faults, FaultNoRetry) {
+		attempts = 1
+	}
+	base, limit := time.Duration(r.BaseDelay), time.Duration(r.MaxDelay)
+	if base <= 0 {
+		base = 500 * time.Millisecond
+	}
+	if limit <= 0 {
+		limit = 8 * time.Second
+	}
+	var err error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			d := base << (i - 1)
+			if d > limit {
+				d = limit
+			}
+			select {
+			case <-ctx.Done():
+				return message{}, err
+			case <-time.After(d):
+			}
+		}
+		streamed := false
+		var reply message
+		reply, err = g.model.complete(ctx, msgs, tools, func(d string) error {
+			streamed = true
+			return onDelta(d)
+		}, onDelta != nil)
+		if err == nil || streamed || !(transient(ctx, err) || has(g.faults, FaultRetryDeterministic)) {
+			return reply, err
+		}
+	}
+	return message{}, err
 }
 
 // readStream assembles a streamed reply from chat.completion.chunk frames.

@@ -173,7 +173,7 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 			return "", fmt.Errorf("[NodeRunError] budget exhausted: model calls reached %d", max)
 		}
 		t.calls++
-		reply, err := t.g.model.complete(ctx, msgs, specs, t.onDelta)
+		reply, err := t.g.completeRetrying(ctx, t.agent, msgs, specs, t.onDelta)
 		if err != nil {
 			return "", err
 		}

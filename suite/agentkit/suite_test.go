@@ -145,6 +145,8 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultMemoryWithoutWindow:  {"AK-SESSION-02"},
 	ref.FaultNoSessionMemory:      {"AK-SESSION-01"},
 	ref.FaultMemoryAcrossSessions: {"AK-SESSION-01"},
+	ref.FaultNoRetry:              {"AK-RETRY-01"},
+	ref.FaultRetryDeterministic:   {"AK-RETRY-02"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the
