@@ -425,7 +425,7 @@ func (s Source) capabilities(skip func(string) bool) ([]*capability, error) {
 			}
 		}
 		risk, err := parseRisk(t.Risk)
-		if err != nil {
+		if err != nil && !skip("risk-levels") {
 			return nil, err
 		}
 		if t.Risk == "" && t.Method != "GET" && !skip("risk-default") {

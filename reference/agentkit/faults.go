@@ -69,6 +69,10 @@ const (
 	FaultMemoryAcrossSessions Fault = "memory-across-sessions" // every session of an agent shares one memory
 	FaultNoRetry              Fault = "no-retry"               // a transient model error fails the turn at once
 	FaultRetryDeterministic   Fault = "retry-deterministic"    // a 400 from the model is tried again
+	FaultUnknownKeys          Fault = "unknown-keys-ignored"   // keys the schema does not know are ignored
+	FaultParamTypes           Fault = "param-types-unchecked"  // any param type is taken (as a string)
+	FaultRiskLevels           Fault = "risk-levels-unchecked"  // an unknown risk level is taken as readonly
+	FaultSelfImport           Fault = "self-import"            // a namespace may import itself
 )
 
 // Faults lists every planted fault.
@@ -81,7 +85,8 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultDenyEndsTurn, FaultAutoAsks, FaultNoBudget, FaultLenientConfig, FaultRejectBoundary, FaultNoToolRename,
 	FaultSSEBuffered, FaultDivergentAnswer, FaultKeepDangerous, FaultUndeclaredArgs, FaultToolErrorFails, FaultNoDedup, FaultRiskDefault, FaultArgsInBody, FaultTruncateBytes,
 	FaultPolicyLastMatch, FaultPolicyIgnoresArgs, FaultPolicyRawArgs, FaultPolicyDenyAsks,
-	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic}
+	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic,
+	FaultUnknownKeys, FaultParamTypes, FaultRiskLevels, FaultSelfImport}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {
@@ -106,6 +111,14 @@ func LoadDir(dir string, faults []Fault) (*App, error) {
 		switch name {
 		case "risk-default":
 			return has(faults, FaultRiskDefault)
+		case "strict":
+			return has(faults, FaultUnknownKeys)
+		case "param-types":
+			return has(faults, FaultParamTypes)
+		case "risk-levels":
+			return has(faults, FaultRiskLevels)
+		case "self-import":
+			return has(faults, FaultSelfImport)
 		case "window":
 			return has(faults, FaultAcceptInvalidConfig)
 		case "boundary":

@@ -147,6 +147,10 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultMemoryAcrossSessions: {"AK-SESSION-01"},
 	ref.FaultNoRetry:              {"AK-RETRY-01"},
 	ref.FaultRetryDeterministic:   {"AK-RETRY-02"},
+	ref.FaultUnknownKeys:          {"AK-CONFIG-13"},
+	ref.FaultParamTypes:           {"AK-CONFIG-14"},
+	ref.FaultRiskLevels:           {"AK-CONFIG-14"},
+	ref.FaultSelfImport:           {"AK-CONFIG-15"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the
