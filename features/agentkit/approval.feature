@@ -127,3 +127,65 @@ Feature: Approvals and effects that never run twice
     When a message "look three times" under script long is sent to assistant on session s1
     Then /result/status is 500
     And the model was called 2 times under script long
+
+  @AK-SUSPEND-14 @AK-SUSPEND-09
+  Scenario: Two mutating calls in one message are asked one at a time, each once, and each runs exactly once
+    Given the model follows script both:
+      """
+      [{"calls": [{"tool": "deduct", "args": {"amount": 1, "account": "a1"}}, {"tool": "deduct", "args": {"amount": 2, "account": "a2"}}]},
+       {"tool": "ask_user", "args": {"question": "All good?"}}, {"text": "finished: {{tools}}"}]
+      """
+    When a message "pay both" under script both is sent to assistant on session s1
+    Then /result/json/status is "waiting"
+    And /result/json/question matches {"$one_of": ["Approval required for an operation:\nDeduct credits from an account\nArguments: {\"account\":\"a1\",\"amount\":1,\"ref\":\"${script_both}\"}\nReply \"yes\" to proceed, anything else to cancel.", "Approval required for an operation:\nDeduct credits from an account\nArguments: {\"account\":\"a2\",\"amount\":2,\"ref\":\"${script_both}\"}\nReply \"yes\" to proceed, anything else to cancel."]}
+    And remember /result/json/question as first
+    And the tool deduct was called 0 times under script both
+    When a message "yes" is sent to assistant on session s1
+    Then /result/json/status is "waiting"
+    And /result/json/question matches {"$one_of": ["Approval required for an operation:\nDeduct credits from an account\nArguments: {\"account\":\"a1\",\"amount\":1,\"ref\":\"${script_both}\"}\nReply \"yes\" to proceed, anything else to cancel.", "Approval required for an operation:\nDeduct credits from an account\nArguments: {\"account\":\"a2\",\"amount\":2,\"ref\":\"${script_both}\"}\nReply \"yes\" to proceed, anything else to cancel."]}
+    And /result/json/question matches {"$ne": "${first}"}
+    And the tool deduct was called 1 time under script both
+    When a message "yes" is sent to assistant on session s1
+    Then the gateway waits with the question "All good?"
+    And the tool deduct was called 2 times under script both
+    When a message "fine" is sent to assistant on session s1
+    Then the turn is done with an answer containing "deduct-receipt-1"
+    And /result/json/answer matches {"$contains": "deduct-receipt-2"}
+    And the tool deduct was called 2 times under script both
+    When the calls of tool deduct under script both are read
+    Then /result/calls/*/body/account matches {"$set": ["a1", "a2"]}
+
+  @AK-SUSPEND-14 @AK-SUSPEND-09
+  Scenario: Two mutating calls one after the other each run exactly once, after their own approval
+    Given the model follows script seq:
+      """
+      [{"tool": "deduct", "args": {"amount": 1, "account": "a1"}}, {"tool": "deduct", "args": {"amount": 1, "account": "a2"}}, {"text": "finished: {{tools}}"}]
+      """
+    When a message "pay twice" under script seq is sent to assistant on session s1
+    Then the gateway waits for approval of "Deduct credits from an account" with arguments {"amount": 1, "account": "a1"} under script seq
+    When a message "yes" is sent to assistant on session s1
+    Then the gateway waits for approval of "Deduct credits from an account" with arguments {"amount": 1, "account": "a2"} under script seq
+    And the tool deduct was called 1 time under script seq
+    When a message "yes" is sent to assistant on session s1
+    Then the turn is done with an answer containing "deduct-receipt-1"
+    And /result/json/answer matches {"$contains": "deduct-receipt-2"}
+    And the tool deduct was called 2 times under script seq
+
+  @AK-SUSPEND-06 @AK-SUSPEND-09
+  Scenario: The approval question shows the arguments exactly as the model wrote them, and the approved call runs once
+    Given the model follows script raw:
+      """
+      [{"tool": "deduct", "raw_args": "{ \"amount\" : 5.50,\n  \"account\": \"ü-1 \\u00e9\", \"ref\":\"{{ref}}\" }"}, {"tool": "ask_user", "args": {"question": "Anything else?"}}, {"text": "finished: {{tools}}"}]
+      """
+    When a message "pay 5.50" under script raw is sent to assistant on session s1
+    Then /result/json/status is "waiting"
+    And /result/json/question is "Approval required for an operation:\nDeduct credits from an account\nArguments: { \"amount\" : 5.50,\n  \"account\": \"ü-1 \\u00e9\", \"ref\":\"${script_raw}\" }\nReply \"yes\" to proceed, anything else to cancel."
+    When a message "yes" is sent to assistant on session s1
+    Then the gateway waits with the question "Anything else?"
+    And the tool deduct was called 1 time under script raw
+    When a message "no" is sent to assistant on session s1
+    Then the turn is done with an answer containing "deduct-receipt-1"
+    And the tool deduct was called 1 time under script raw
+    When the calls of tool deduct under script raw are read
+    Then /result/last/body/amount is 5.5
+    And /result/last/body/account is "ü-1 é"

@@ -119,6 +119,13 @@ func New(app *App, opts Options) (*Gateway, error) {
 				rt.caps = append(rt.caps, &cc)
 			}
 		}
+		for _, ns := range a.mounts { // a mounted namespace offers all its skills
+			for _, s := range ns.skills {
+				if !excluded(a, s.ref) {
+					rt.caps = append(rt.caps, &capability{ref: s.ref, description: s.description, risk: s.risk, skill: s})
+				}
+			}
+		}
 		if has(opts.Faults, FaultNoToolRename) {
 			for _, c := range rt.caps {
 				c.name = c.ref.Name
@@ -150,6 +157,15 @@ func selected(a *Agent, r Ref) bool {
 		}
 	}
 	return in
+}
+
+func excluded(a *Agent, r Ref) bool {
+	for _, p := range a.Capabilities.Exclude {
+		if pr, err := ParseRef(p); err == nil && pr.Match(r) {
+			return true
+		}
+	}
+	return false
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
@@ -188,7 +204,27 @@ func (a *agentRT) specs() []toolSpec {
 		out = append(out, s)
 	}
 	for _, c := range a.caps {
-		add(c.name, c.description, map[string]any{"type": "object", "additionalProperties": true})
+		params := map[string]any{"type": "object", "additionalProperties": true}
+		if c.skill != nil {
+			props := map[string]any{}
+			var required []any
+			for _, n := range sortedKeys(c.skill.params) {
+				p := c.skill.params[n]
+				typ := p.Type
+				if typ == "" {
+					typ = "string"
+				}
+				props[n] = map[string]any{"type": typ, "description": p.Desc}
+				if p.Required {
+					required = append(required, n)
+				}
+			}
+			params = map[string]any{"type": "object", "properties": props}
+			if required != nil {
+				params["required"] = required
+			}
+		}
+		add(c.name, c.description, params)
 	}
 	if a.askUser {
 		add("ask_user", "Ask the user a question and wait for the answer.", map[string]any{"type": "object",
@@ -303,12 +339,12 @@ func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 		g.suspendable(w, r.Context(), agent, req.Session, req.Input)
 		return
 	}
-	answer, err := g.plain(r.Context(), agent, req.Session, req.Input, "t"+hex.EncodeToString(g.random(8)), nil)
+	answer, dels, err := g.plain(r.Context(), agent, req.Session, req.Input, "t"+hex.EncodeToString(g.random(8)), nil)
 	if err != nil {
 		g.fail(w, req.Session, err)
 		return
 	}
-	writeJSON200(w, map[string]any{"answer": answer, "session": g.echo(req.Session), "status": "done"})
+	writeJSON200(w, doneBody(answer, g.echo(req.Session), dels))
 }
 
 func (g *Gateway) lock(agent, session string) *sync.Mutex {
@@ -320,9 +356,10 @@ func (g *Gateway) lock(agent, session string) *sync.Mutex {
 }
 
 // plain runs a turn that cannot suspend and records it in the session.
-func (g *Gateway) plain(ctx context.Context, agent *agentRT, session, input, turnID string, onDelta func(string) error) (string, error) {
+func (g *Gateway) plain(ctx context.Context, agent *agentRT, session, input, turnID string, onDelta func(string) error) (string, []deliverable, error) {
 	t := &turn{g: g, agent: agent, session: session, id: turnID, ix: noChannel{}, onDelta: onDelta}
-	return g.runRecorded(ctx, t, input)
+	answer, err := g.runRecorded(ctx, t, input)
+	return answer, t.deliverables, err
 }
 
 // runRecorded runs a turn under the control registry and appends it to the
@@ -408,7 +445,7 @@ func (g *Gateway) suspendable(w http.ResponseWriter, ctx context.Context, agent 
 			turnID, original = p.TurnID, p.Input
 		}
 	}
-	ix := &suspending{j: g.journal, turn: turnID, anyQuestion: has(g.faults, FaultDivergentAnswer)}
+	ix := &suspending{j: g.journal, turn: turnID, anyQuestion: has(g.faults, FaultDivergentAnswer), byTool: has(g.faults, FaultApprovalByTool)}
 	t := &turn{g: g, agent: agent, session: session, id: turnID, ix: ix, journal: g.journal}
 	answer, err := g.runRecorded(ctx, t, original)
 	if errors.Is(err, ErrSuspended) {
@@ -430,7 +467,7 @@ func (g *Gateway) suspendable(w http.ResponseWriter, ctx context.Context, agent 
 	if !has(g.faults, FaultStaleTurn) {
 		_ = g.journal.dropTurn(turnID)
 	}
-	writeJSON200(w, map[string]any{"answer": answer, "session": g.echo(session), "status": "done"})
+	writeJSON200(w, doneBody(answer, g.echo(session), t.deliverables))
 }
 
 // stream answers as SSE: one delta frame per non-empty chunk, always ended
@@ -571,7 +608,7 @@ func (g *Gateway) a2aTask(w http.ResponseWriter, r *http.Request) {
 	if has(g.faults, FaultA2ASharedSession) {
 		session = "a2a-shared"
 	}
-	answer, err := g.plain(r.Context(), agent, session, req.Task, id, nil)
+	answer, _, err := g.plain(r.Context(), agent, session, req.Task, id, nil)
 	if err != nil {
 		if has(g.faults, FaultA2AErrorStatus) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)

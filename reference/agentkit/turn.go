@@ -51,6 +51,7 @@ type capability struct {
 	description string
 	risk        int // 0 readonly, 1 mutating, 2 dangerous
 	tool        *HTTPTool
+	skill       *skillRT // a namespace's skill instead of an HTTP tool
 }
 
 // interactor answers the questions of a turn.
@@ -76,8 +77,9 @@ type suspending struct {
 	turn    string
 	waiting string // the id of the question the turn stopped at
 	asked   string
-	// anyQuestion keys answers by turn alone (the divergent-answer fault).
-	anyQuestion bool
+	// anyQuestion keys answers by turn alone (the divergent-answer fault);
+	// byTool keys approvals by the tool alone (the approval-by-tool fault).
+	anyQuestion, byTool bool
 }
 
 func interactionID(turn, question string) string {
@@ -90,8 +92,11 @@ func interactionID(turn, question string) string {
 
 func (s *suspending) ask(question string) (string, error) {
 	id := interactionID(s.turn, question)
-	if s.anyQuestion {
+	switch {
+	case s.anyQuestion:
 		id = interactionID(s.turn, "")
+	case s.byTool:
+		id = interactionID(s.turn, strings.SplitN(question, "\nArguments:", 2)[0])
 	}
 	it, ok, err := s.j.interaction(s.turn, id)
 	if err != nil {
@@ -121,6 +126,10 @@ type turn struct {
 	// repeats counts, per tool and arguments, the calls in a row that gave
 	// the same result (the duplicate-call breaker).
 	repeats map[string]*repeat
+	// input is the turn's input ({$input} of skills); deliverables are the
+	// skill results that go with the answer.
+	input        string
+	deliverables []deliverable
 }
 
 // repeat is the breaker's state for one tool and arguments.
@@ -160,6 +169,7 @@ func (t *turn) invokeOnce(ctx context.Context, c *capability, args string) (stri
 
 // run loops model → tools until the model answers without tool calls.
 func (t *turn) run(ctx context.Context, history []message, input string) (string, error) {
+	t.input = input
 	msgs := []message{{Role: "system", Content: t.agent.system}}
 	msgs = append(msgs, history...)
 	msgs = append(msgs, message{Role: "user", Content: input})
@@ -222,6 +232,9 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 	if c == nil {
 		return fmt.Sprintf("工具调用失败:没有名为 %s 的工具", call.Function.Name), nil
 	}
+	if c.skill != nil && c.risk == 0 {
+		return t.runSkill(ctx, c, args, t.input)
+	}
 	if c.risk == 0 {
 		res, _ := t.invokeOnce(ctx, c, args)
 		return res, nil
@@ -230,7 +243,15 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 	case "deny":
 		return fmt.Sprintf("操作未执行:策略拒绝了 %s 的本次调用。", c.name), nil
 	case "ask":
-		q := approvalQuestion(c.description, args)
+		shown := args
+		if has(t.g.faults, FaultCanonicalArgs) {
+			var v any
+			if json.Unmarshal([]byte(args), &v) == nil {
+				b, _ := json.Marshal(v)
+				shown = string(b)
+			}
+		}
+		q := approvalQuestion(c.description, shown)
 		if has(t.g.faults, FaultApprovalText) {
 			q = "Approve " + c.name + " with " + args + "? (yes/no)"
 		}
@@ -251,6 +272,9 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 			}
 			return fmt.Sprintf("操作未执行:用户拒绝了 %s 的本次调用。", c.name), nil
 		}
+	}
+	if c.skill != nil {
+		return t.runSkill(ctx, c, args, t.input)
 	}
 	return t.effect(ctx, c, args)
 }
@@ -313,7 +337,9 @@ func (t *turn) effect(ctx context.Context, c *capability, args string) (string, 
 	h := sha256.New()
 	h.Write([]byte(c.ref.Key()))
 	h.Write([]byte{0})
-	h.Write([]byte(args))
+	if !has(t.g.faults, FaultEffectKeyByTool) {
+		h.Write([]byte(args))
+	}
 	key := t.id + hex.EncodeToString(h.Sum(nil)[:8])
 	prev, ok, err := t.journal.effect(t.id, key)
 	if err != nil {

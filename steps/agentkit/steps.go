@@ -45,6 +45,9 @@ func Register(sc *godog.ScenarioContext) {
 		return configure(ctx, map[string]any{"window": float64(w)})
 	})
 	sc.Step(`^the gateway runs with the approval rules:$`, approvalRules)
+	sc.Step(`^the gateway runs with the reports namespace mounted$`, func(ctx context.Context) error {
+		return configure(ctx, map[string]any{"skills": true})
+	})
 	sc.Step(`^the model's requests under script `+name+` are read$`, func(ctx context.Context, scr string) error {
 		read(ctx, "model_requests", map[string]any{"script": scr})
 		return nil

@@ -36,6 +36,9 @@ type Settings struct {
 	Rules []ApprovalRule `json:"rules"`
 	// Window is the assistant's session.window (0: no session memory).
 	Window int `json:"window"`
+	// Skills mounts namespaces/reports.yaml on the assistant: a skill,
+	// report, whose result always goes with the answer as a deliverable.
+	Skills bool `json:"skills"`
 }
 
 // ApprovalRule is one approval rule: a capability ref pattern, argument

@@ -151,6 +151,10 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultParamTypes:           {"AK-CONFIG-14"},
 	ref.FaultRiskLevels:           {"AK-CONFIG-14"},
 	ref.FaultSelfImport:           {"AK-CONFIG-15"},
+	ref.FaultNoDeliverables:       {"AK-HTTP-11"},
+	ref.FaultEffectKeyByTool:      {"AK-SUSPEND-14"},
+	ref.FaultApprovalByTool:       {"AK-SUSPEND-14"},
+	ref.FaultCanonicalArgs:        {"AK-SUSPEND-06"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the
