@@ -45,6 +45,10 @@ Feature: Approvals and effects that never run twice
       | 是       |
       | 批准      |
       | 好       |
+      | \\tyes\\n           |
+      | \\u3000同意\\u3000 |
+      | \\u00a0批准          |
+      | 好\\r\\n            |
 
   @AK-SUSPEND-08
   Scenario Outline: "<reply>" denies, and the refusal reaches the model
@@ -60,6 +64,8 @@ Feature: Approvals and effects that never run twice
       | yeah      |
       | 同意吗       |
       | yes please |
+      | yes\\u200b |
+      | 同\\u3000意 |
 
   @AK-SUSPEND-09 @AK-SUSPEND-04
   Scenario: An approved effect runs exactly once across replays and a restart

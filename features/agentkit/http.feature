@@ -43,6 +43,15 @@ Feature: The gateway's HTTP surface
     When a message "hi" under script main is sent to assistant on session s1 as user "uuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuuu"
     Then the turn is done with an answer containing "fine"
 
+  @AK-HTTP-06
+  Scenario: The user limit counts bytes: 128 bytes of multi-byte characters (44 characters) are accepted
+    Given the model follows script main:
+      """
+      [{"text": "fine"}]
+      """
+    When a message "hi" under script main is sent to assistant on session s1 as user "uu好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好好"
+    Then the turn is done with an answer containing "fine"
+
   @AK-HTTP-08
   Scenario: A turn whose model call fails answers 500 text/plain
     Given the model follows script main:

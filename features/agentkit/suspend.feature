@@ -69,3 +69,19 @@ Feature: Durable suspend and resume of questions
     Then the gateway waits with the question "Which currency?"
     When a message "euro" is sent to assistant on session s1
     Then the turn is done with an answer containing "euro"
+
+  @AK-SUSPEND-03 @AK-SUSPEND-02
+  Scenario: Sessions that differ only in non-ASCII characters are kept apart, and echoed as sent
+    Given the model follows script other:
+      """
+      [{"text": "a separate turn"}]
+      """
+    When a message "move my money" under script ask is sent to assistant on session "客户/α 1"
+    Then the gateway waits with the question "Which account?"
+    And the answer echoes the session
+    When a message "account a2" under script other is sent to assistant on session "客户/β 1"
+    Then /result/json/answer is "a separate turn"
+    And the answer echoes the session
+    When a message "账户 a3" is sent to assistant on session "客户/α 1"
+    Then the turn is done with an answer containing "账户 a3"
+    And the answer echoes the session

@@ -37,13 +37,13 @@ func TestParseRef(t *testing.T) {
 }
 
 func TestApproveWords(t *testing.T) {
-	for _, yes := range []string{"y", " YES ", "Ok", "approve", "同意", "是", "批准", "好"} {
-		if !approves(yes) {
+	for _, yes := range []string{"y", " YES ", "Ok", "approve", "同意", "是", "批准", "好", " 同意", "\u3000好\n"} {
+		if !approves(yes, false) {
 			t.Errorf("%q should approve", yes)
 		}
 	}
-	for _, no := range []string{"no", "yes please", " 同意", "好的", ""} {
-		if approves(no) {
+	for _, no := range []string{"no", "yes please", "好的", "同\u3000意", "yes\u200b", ""} {
+		if approves(no, false) {
 			t.Errorf("%q should deny", no)
 		}
 	}

@@ -60,23 +60,29 @@ const (
 	FaultArgsInBody       Fault = "args-in-body"       // every argument goes to a JSON body, even of a GET or a path parameter
 	FaultTruncateBytes    Fault = "truncate-bytes"     // max_resp_len counts bytes and cuts inside characters
 
-	FaultPolicyLastMatch      Fault = "policy-last-match"       // the last matching approval rule wins
-	FaultPolicyIgnoresArgs    Fault = "policy-ignores-args"     // approval rules match whatever the arguments
-	FaultPolicyRawArgs        Fault = "policy-raw-args"         // argument patterns compare the JSON text, not the value
-	FaultPolicyDenyAsks       Fault = "policy-deny-asks"        // a deny rule asks instead of refusing
-	FaultMemoryWithoutWindow  Fault = "memory-without-window"   // a session remembers with session.window 0
-	FaultNoSessionMemory      Fault = "no-session-memory"       // a session forgets its turns whatever the window
-	FaultMemoryAcrossSessions Fault = "memory-across-sessions"  // every session of an agent shares one memory
-	FaultNoRetry              Fault = "no-retry"                // a transient model error fails the turn at once
-	FaultRetryDeterministic   Fault = "retry-deterministic"     // a 400 from the model is tried again
-	FaultUnknownKeys          Fault = "unknown-keys-ignored"    // keys the schema does not know are ignored
-	FaultParamTypes           Fault = "param-types-unchecked"   // any param type is taken (as a string)
-	FaultRiskLevels           Fault = "risk-levels-unchecked"   // an unknown risk level is taken as readonly
-	FaultSelfImport           Fault = "self-import"             // a namespace may import itself
-	FaultNoDeliverables       Fault = "no-deliverables"         // a skill that delivers is answered like any other tool
-	FaultEffectKeyByTool      Fault = "effect-key-by-tool"      // the effect log keys an effect by its tool alone, not its arguments
-	FaultApprovalByTool       Fault = "approval-by-tool"        // an approval is keyed by the tool alone: one answer serves every call of it
-	FaultCanonicalArgs        Fault = "approval-canonical-args" // the approval question shows the arguments re-encoded, not as the model wrote them
+	FaultPolicyLastMatch      Fault = "policy-last-match"          // the last matching approval rule wins
+	FaultPolicyIgnoresArgs    Fault = "policy-ignores-args"        // approval rules match whatever the arguments
+	FaultPolicyRawArgs        Fault = "policy-raw-args"            // argument patterns compare the JSON text, not the value
+	FaultPolicyDenyAsks       Fault = "policy-deny-asks"           // a deny rule asks instead of refusing
+	FaultMemoryWithoutWindow  Fault = "memory-without-window"      // a session remembers with session.window 0
+	FaultNoSessionMemory      Fault = "no-session-memory"          // a session forgets its turns whatever the window
+	FaultMemoryAcrossSessions Fault = "memory-across-sessions"     // every session of an agent shares one memory
+	FaultNoRetry              Fault = "no-retry"                   // a transient model error fails the turn at once
+	FaultRetryDeterministic   Fault = "retry-deterministic"        // a 400 from the model is tried again
+	FaultUnknownKeys          Fault = "unknown-keys-ignored"       // keys the schema does not know are ignored
+	FaultParamTypes           Fault = "param-types-unchecked"      // any param type is taken (as a string)
+	FaultRiskLevels           Fault = "risk-levels-unchecked"      // an unknown risk level is taken as readonly
+	FaultSelfImport           Fault = "self-import"                // a namespace may import itself
+	FaultNoDeliverables       Fault = "no-deliverables"            // a skill that delivers is answered like any other tool
+	FaultEffectKeyByTool      Fault = "effect-key-by-tool"         // the effect log keys an effect by its tool alone, not its arguments
+	FaultApprovalByTool       Fault = "approval-by-tool"           // an approval is keyed by the tool alone: one answer serves every call of it
+	FaultCanonicalArgs        Fault = "approval-canonical-args"    // the approval question shows the arguments re-encoded, not as the model wrote them
+	FaultCJKUntrimmed         Fault = "cjk-approve-untrimmed"      // 同意, 是, 批准 and 好 approve only exactly, not with surrounding whitespace
+	FaultUserRunes            Fault = "user-limit-runes"           // the user limit counts characters, not bytes
+	FaultSessionKeyASCII      Fault = "session-key-ascii"          // pending turns are keyed by the session with non-ASCII characters folded
+	FaultStreamArgsFirst      Fault = "stream-args-first-fragment" // of a streamed tool call only the fragment with its id is kept
+	FaultAcceptExact          Fault = "accept-exact"               // only an Accept of exactly text/event-stream streams
+	FaultCoerceInput          Fault = "coerce-input"               // a message field of any JSON type is taken as its text
 )
 
 // Faults lists every planted fault.
@@ -91,7 +97,8 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultPolicyLastMatch, FaultPolicyIgnoresArgs, FaultPolicyRawArgs, FaultPolicyDenyAsks,
 	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic,
 	FaultUnknownKeys, FaultParamTypes, FaultRiskLevels, FaultSelfImport, FaultNoDeliverables,
-	FaultEffectKeyByTool, FaultApprovalByTool, FaultCanonicalArgs}
+	FaultEffectKeyByTool, FaultApprovalByTool, FaultCanonicalArgs,
+	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

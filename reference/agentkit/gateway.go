@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Options are what a gateway takes from its host; zero values are sensible.
@@ -83,6 +85,7 @@ func New(app *App, opts Options) (*Gateway, error) {
 		model = *app.Model
 	}
 	g.model = newModelClient(model, g.http)
+	g.model.faults = opts.Faults
 	if app.Suspend != nil && app.Suspend.Dir != "" {
 		dir := app.Suspend.Dir
 		if !filepath.IsAbs(dir) && opts.WorkDir != "" {
@@ -313,7 +316,12 @@ func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 		Input   string `json:"input"`
 		User    string `json:"user"`
 	}
-	if err := json.NewDecoder(r.Body).Decode(&req); err != nil || req.Input == "" {
+	raw, _ := io.ReadAll(io.LimitReader(r.Body, 8<<20))
+	err := json.Unmarshal(raw, &req)
+	if err != nil && has(g.faults, FaultCoerceInput) {
+		err = coerce(raw, &req.Session, &req.Input, &req.User)
+	}
+	if err != nil || req.Input == "" {
 		msg := badMessage
 		if has(g.faults, FaultWrongErrorText) {
 			msg = "bad request: input is required"
@@ -321,14 +329,18 @@ func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, msg, http.StatusBadRequest)
 		return
 	}
-	if (len(req.User) > 128 || strings.ContainsAny(req.User, "\r\n")) && !has(g.faults, FaultLongUserAccepted) {
+	size := len(req.User) // bytes, not characters
+	if has(g.faults, FaultUserRunes) {
+		size = utf8.RuneCountInString(req.User)
+	}
+	if (size > 128 || strings.ContainsAny(req.User, "\r\n")) && !has(g.faults, FaultLongUserAccepted) {
 		http.Error(w, badUser, http.StatusBadRequest)
 		return
 	}
 	if req.Session == "" {
 		req.Session = g.newID("http-")
 	}
-	if strings.Contains(r.Header.Get("Accept"), "text/event-stream") {
+	if accept := r.Header.Get("Accept"); strings.Contains(accept, "text/event-stream") && (accept == "text/event-stream" || !has(g.faults, FaultAcceptExact)) {
 		g.stream(w, r.Context(), agent, req.Session, req.Input)
 		return
 	}
@@ -420,6 +432,14 @@ func (g *Gateway) window(a *agentRT, h []message) []message {
 // the session takes the input as its answer and replays.
 func (g *Gateway) suspendable(w http.ResponseWriter, ctx context.Context, agent *agentRT, session, input string) {
 	key := "turn\x1f" + agent.cfg.Name + "\x1f" + session
+	if has(g.faults, FaultSessionKeyASCII) {
+		key = "turn\x1f" + agent.cfg.Name + "\x1f" + strings.Map(func(r rune) rune {
+			if r > 127 {
+				return '_'
+			}
+			return r
+		}, session)
+	}
 	if has(g.faults, FaultResumeAnySession) {
 		key = "turn\x1f" + agent.cfg.Name
 	}
@@ -622,6 +642,21 @@ func (g *Gateway) a2aTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON200(w, map[string]any{"result": answer})
+}
+
+// coerce reads a message body leniently, any JSON value taken as its text
+// (the coerce-input fault).
+func coerce(raw []byte, fields ...*string) error {
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return err
+	}
+	for i, k := range []string{"session", "input", "user"} {
+		if v, ok := m[k]; ok && v != nil {
+			*fields[i] = fmt.Sprint(v)
+		}
+	}
+	return nil
 }
 
 func writeJSON200(w http.ResponseWriter, v any) {

@@ -45,6 +45,7 @@ type modelClient struct {
 	baseURL string
 	apiKey  string
 	model   string
+	faults  []Fault
 }
 
 func newModelClient(m ModelConfig, hc *http.Client) *modelClient {
@@ -92,7 +93,7 @@ func (c *modelClient) complete(ctx context.Context, msgs []message, tools []tool
 		}
 		return out.Choices[0].Message, nil
 	}
-	return readStream(resp.Body, onDelta)
+	return readStream(resp.Body, onDelta, c.faults)
 }
 
 // statusError is a model call answered with an HTTP error.
@@ -175,7 +176,7 @@ func (g *Gateway) completeRetrying(ctx context.Context, a *agentRT, msgs []messa
 }
 
 // readStream assembles a streamed reply from chat.completion.chunk frames.
-func readStream(r io.Reader, onDelta func(string) error) (message, error) {
+func readStream(r io.Reader, onDelta func(string) error, faults []Fault) (message, error) {
 	msg := message{Role: "assistant"}
 	var content strings.Builder
 	sc := bufio.NewScanner(r)
@@ -224,6 +225,9 @@ func readStream(r io.Reader, onDelta func(string) error) (message, error) {
 					t.ID = tc.ID
 				}
 				t.Function.Name += tc.Function.Name
+				if tc.ID == "" && has(faults, FaultStreamArgsFirst) {
+					continue // keeps the fragment that came with the call's id only
+				}
 				t.Function.Arguments += tc.Function.Arguments
 			}
 		}

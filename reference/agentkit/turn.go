@@ -32,12 +32,18 @@ func approvalQuestion(desc, args string) string {
 }
 
 // approves reports whether a reply to an approval question approves it.
-func approves(reply string) bool {
+// The words are trimmed of surrounding whitespace, Unicode spaces (an
+// ideographic space, a no-break space) included.
+func approves(reply string, untrimmedCJK bool) bool {
 	switch strings.ToLower(strings.TrimSpace(reply)) {
 	case "y", "yes", "ok", "approve":
 		return true
 	}
-	switch reply {
+	cjk := strings.TrimSpace(reply)
+	if untrimmedCJK {
+		cjk = reply
+	}
+	switch cjk {
 	case "同意", "是", "批准", "好":
 		return true
 	}
@@ -259,7 +265,7 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 		if errors.Is(err, ErrSuspended) {
 			return "", err
 		}
-		ok := approves(reply)
+		ok := approves(reply, has(t.g.faults, FaultCJKUntrimmed))
 		switch {
 		case has(t.g.faults, FaultLenientApprove):
 			ok = true

@@ -83,7 +83,7 @@ func Register(sc *godog.ScenarioContext) {
 		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "restart"})
 		return nil
 	})
-	sc.Step(`^(?:a|the) (streamed )?message "([^"]*)" (?:under script `+name+` )?is sent to ([a-z0-9_-]+)(?: on session `+name+`| without a session)?(?: as user "([^"]*)")?$`, messageStep)
+	sc.Step(`^(?:a|the) (streamed )?message "([^"]*)" (?:under script `+name+` )?is sent to ([a-z0-9_-]+)(?: on session `+name+`| on session "([^"]+)"| without a session)?(?: as user "([^"]*)")?$`, messageStep)
 	sc.Step(`^a task "([^"]*)" (?:under script `+name+` )?is sent to ([a-z0-9_-]+) over A2A$`, taskStep)
 	sc.Step(`^(GET|POST|PUT|PATCH|DELETE) (/\S*) is requested$`, func(ctx context.Context, method, path string) error {
 		return request(ctx, map[string]any{"method": method, "path": path})
@@ -168,13 +168,20 @@ func request(ctx context.Context, params map[string]any) error {
 	return nil
 }
 
-func messageStep(ctx context.Context, streamed, input, scr, agent, session, user string) error {
-	body := map[string]any{"input": input}
+// messageStep sends a message. Its input and user take Go escapes (\n,
+// \t, \u3000, ...), so a check can send what a table cell or a quoted
+// step text cannot hold; a quoted session is sent as written (made local to
+// the check like any other).
+func messageStep(ctx context.Context, streamed, input, scr, agent, session, quoted, user string) error {
+	body := map[string]any{"input": unescape(input)}
+	if session == "" {
+		session = quoted
+	}
 	if session != "" {
 		body["session"] = session
 	}
 	if user != "" {
-		body["user"] = strings.NewReplacer(`\n`, "\n", `\r`, "\r").Replace(user)
+		body["user"] = unescape(user)
 	}
 	params := map[string]any{"method": "POST", "path": "/agents/" + agent + "/messages", "json": body}
 	if scr != "" {
@@ -184,6 +191,18 @@ func messageStep(ctx context.Context, streamed, input, scr, agent, session, user
 		params["accept"] = "text/event-stream"
 	}
 	return request(ctx, params)
+}
+
+// unescape reads Go escapes in a step's text; text without a backslash, or
+// that is not a valid escaped string, is taken as it is.
+func unescape(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	if u, err := strconv.Unquote(`"` + strings.ReplaceAll(s, `"`, `\"`) + `"`); err == nil {
+		return u
+	}
+	return s
 }
 
 // whileThinking sends a message and, once the stub holds the turn's model

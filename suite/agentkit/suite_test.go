@@ -155,6 +155,12 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultEffectKeyByTool:      {"AK-SUSPEND-14"},
 	ref.FaultApprovalByTool:       {"AK-SUSPEND-14"},
 	ref.FaultCanonicalArgs:        {"AK-SUSPEND-06"},
+	ref.FaultCJKUntrimmed:         {"AK-SUSPEND-07"},
+	ref.FaultUserRunes:            {"AK-HTTP-06"},
+	ref.FaultSessionKeyASCII:      {"AK-SUSPEND-03"},
+	ref.FaultStreamArgsFirst:      {"AK-SSE-03"},
+	ref.FaultAcceptExact:          {"AK-SSE-01"},
+	ref.FaultCoerceInput:          {"AK-HTTP-05"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the
