@@ -85,3 +85,23 @@ Feature: Durable suspend and resume of questions
     When a message "账户 a3" is sent to assistant on session "客户/α 1"
     Then the turn is done with an answer containing "账户 a3"
     And the answer echoes the session
+
+  @AK-SUSPEND-15
+  Scenario: A pending turn whose record is corrupt does not brick the session: the next message is a new turn, and so is the one after
+    Given the model follows script other:
+      """
+      [{"text": "a separate turn"}]
+      """
+    And the model follows script later:
+      """
+      [{"text": "still answering"}]
+      """
+    When a message "move my money" under script ask is sent to assistant on session s1
+    Then the gateway waits with the question "Which account?"
+    When every file of the gateway's suspend store is corrupted
+    And a message "account a2" under script other is sent to assistant on session s1
+    Then /result/status is 200
+    And /result/json/status is "done"
+    And /result/json/answer is "a separate turn"
+    When a message "and now?" under script later is sent to assistant on session s1
+    Then the turn is done with an answer containing "still answering"

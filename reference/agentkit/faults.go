@@ -83,6 +83,7 @@ const (
 	FaultStreamArgsFirst      Fault = "stream-args-first-fragment" // of a streamed tool call only the fragment with its id is kept
 	FaultAcceptExact          Fault = "accept-exact"               // only an Accept of exactly text/event-stream streams
 	FaultCoerceInput          Fault = "coerce-input"               // a message field of any JSON type is taken as its text
+	FaultCorruptPending500    Fault = "corrupt-pending-500"        // a pending turn that cannot be read fails every message of its session
 )
 
 // Faults lists every planted fault.
@@ -98,7 +99,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic,
 	FaultUnknownKeys, FaultParamTypes, FaultRiskLevels, FaultSelfImport, FaultNoDeliverables,
 	FaultEffectKeyByTool, FaultApprovalByTool, FaultCanonicalArgs,
-	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput}
+	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

@@ -453,6 +453,10 @@ func (g *Gateway) suspendable(w http.ResponseWriter, ctx context.Context, agent 
 		g.mu.Unlock()
 	}
 	p, err := g.journal.take(key)
+	if err != nil && has(g.faults, FaultCorruptPending500) {
+		http.Error(w, "suspend store: "+err.Error(), http.StatusInternalServerError)
+		return
+	}
 	if has(g.faults, FaultNoResume) {
 		p = nil
 	}

@@ -79,6 +79,11 @@ func Register(sc *godog.ScenarioContext) {
 		read(ctx, "model_requests", map[string]any{"script": scr}, engine.Match{Pointer: "/result/tools", Matcher: map[string]any{"$not_contains": tool}})
 		return nil
 	})
+	sc.Step(`^every file of the gateway's suspend store is corrupted$`, func(ctx context.Context) error {
+		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "corrupt-store",
+			Expect: &engine.Expect{Outcome: "ok", Match: []engine.Match{{Pointer: "/result/files", Matcher: map[string]any{"$gte": 1.0}}}}})
+		return nil
+	})
 	sc.Step(`^the gateway process is killed and started again$`, func(ctx context.Context) error {
 		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "restart"})
 		return nil

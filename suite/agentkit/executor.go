@@ -80,6 +80,9 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		}
 		e.settings = &s
 		return map[string]any{}, e.target.Configure(ctx, s)
+	case step.Op == engine.OpControl && step.Name == "corrupt-store":
+		n, err := e.target.CorruptStore(ctx)
+		return map[string]any{"files": n}, err
 	case step.Op == engine.OpControl && step.Name == "restart":
 		return map[string]any{}, e.target.Restart(ctx)
 	case step.Op == engine.OpControl && step.Name == "startup":

@@ -161,6 +161,7 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultStreamArgsFirst:      {"AK-SSE-03"},
 	ref.FaultAcceptExact:          {"AK-SSE-01"},
 	ref.FaultCoerceInput:          {"AK-HTTP-05"},
+	ref.FaultCorruptPending500:    {"AK-SUSPEND-15"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -112,6 +113,10 @@ type Target interface {
 	// TryStart starts a gateway with the given files (templates rendered
 	// with the current ports) and reports whether it came up.
 	TryStart(ctx context.Context, files map[string]string) (StartResult, error)
+	// CorruptStore overwrites every file of the running gateway's suspend
+	// store (the suspend.dir sifu configured) with bytes no store can read,
+	// as a torn write or a bad disk would; it returns how many it spoiled.
+	CorruptStore(ctx context.Context) (int, error)
 	Close()
 }
 
@@ -275,6 +280,24 @@ func (m *Managed) Do(ctx context.Context, req Request) (Response, error) {
 		err = fmt.Errorf("%w\n%s", err, d.Diagnose())
 	}
 	return resp, err
+}
+
+// CorruptStore spoils every file below the current gateway's ./suspend.
+func (m *Managed) CorruptStore(context.Context) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.inst == nil {
+		return 0, errors.New("corrupting the suspend store before the gateway was started")
+	}
+	n := 0
+	err := filepath.WalkDir(filepath.Join(m.dir, "suspend"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		return os.WriteFile(p, []byte("\x00{\"torn"), 0o644)
+	})
+	return n, err
 }
 
 // TryStart renders files into a fresh directory and starts a gateway there.
@@ -443,6 +466,11 @@ func (r *Remote) Restart(context.Context) error {
 	return fmt.Errorf("a remote gateway cannot be restarted by sifu: %w", engine.ErrUnsupported)
 }
 
+// CorruptStore is not possible on a gateway sifu did not configure.
+func (r *Remote) CorruptStore(context.Context) (int, error) {
+	return 0, fmt.Errorf("the suspend store of a remote gateway is out of sifu's reach: %w", engine.ErrUnsupported)
+}
+
 // TryStart is not possible on a gateway sifu did not start.
 func (r *Remote) TryStart(context.Context, map[string]string) (StartResult, error) {
 	return StartResult{}, fmt.Errorf("a remote gateway cannot be started with a fixture config: %w", engine.ErrUnsupported)
@@ -486,7 +514,7 @@ func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
 		claims = Profiles
 	}
 	if controls == nil {
-		controls = []string{"configure", "restart", "startup"}
+		controls = []string{"configure", "restart", "startup", "corrupt-store"}
 	}
 	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: claims, Controls: controls}, nil
 }
