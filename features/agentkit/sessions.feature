@@ -52,3 +52,26 @@ Feature: Session memory
     And a message "which account do I prefer?" under script second is sent to assistant on session s1
     Then the turn is done with an answer containing "I do not know"
     And the model did not see "Ada prefers account a7" under script second
+
+  @AK-SESSION-03
+  Scenario: A second message on a session waits for the running turn: the turns do not interleave
+    The first turn's model call is held for a second; a gateway that runs
+    the second turn at once calls the model while it is held. One that
+    serialises them calls it after the first turn ends, with that turn in
+    the session's memory.
+    Given the gateway runs with session.window 20
+    And the model follows script first:
+      """
+      [{"hold": true, "hold_for": "1s", "text": "first turn done"}]
+      """
+    And the model follows script second:
+      """
+      [{"text": "second turn done"}]
+      """
+    When a message "one" under script first is sent to assistant on session s1, and while the model thinks a message "two" under script second on the same session
+    Then the answer matches:
+      | pointer                               | value              |
+      | /result/outcomes/0/result/json/answer | "first turn done"  |
+      | /result/outcomes/1/result/json/answer | "second turn done" |
+    And no model call under script second came while a call under script first was held
+    And the model saw "first turn done" under script second

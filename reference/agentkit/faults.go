@@ -84,6 +84,7 @@ const (
 	FaultAcceptExact          Fault = "accept-exact"               // only an Accept of exactly text/event-stream streams
 	FaultCoerceInput          Fault = "coerce-input"               // a message field of any JSON type is taken as its text
 	FaultCorruptPending500    Fault = "corrupt-pending-500"        // a pending turn that cannot be read fails every message of its session
+	FaultNoSessionLock        Fault = "no-session-lock"            // two messages of one session run their turns at once
 )
 
 // Faults lists every planted fault.
@@ -99,7 +100,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic,
 	FaultUnknownKeys, FaultParamTypes, FaultRiskLevels, FaultSelfImport, FaultNoDeliverables,
 	FaultEffectKeyByTool, FaultApprovalByTool, FaultCanonicalArgs,
-	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500}
+	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500, FaultNoSessionLock}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

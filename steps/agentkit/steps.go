@@ -90,6 +90,13 @@ func Register(sc *godog.ScenarioContext) {
 	})
 	sc.Step(`^(?:a|the) (streamed )?message "([^"]*)" (?:under script `+name+` )?is sent to ([a-z0-9_-]+)(?: on session `+name+`| on session "([^"]+)"| without a session)?(?: as user "([^"]*)")?$`, messageStep)
 	sc.Step(`^a task "([^"]*)" (?:under script `+name+` )?is sent to ([a-z0-9_-]+) over A2A$`, taskStep)
+	sc.Step(`^a message "([^"]*)" under script `+name+` is sent to ([a-z0-9_-]+) on session `+name+`, and while the model thinks a message "([^"]*)" under script `+name+` on the same session$`, overlapping)
+	sc.Step(`^no model call under script `+name+` came while a call under script `+name+` was held$`, func(ctx context.Context, scr, other string) error {
+		read(ctx, "model_requests", map[string]any{"script": scr},
+			engine.Match{Pointer: "/result/count", Matcher: map[string]any{"$gte": 1.0}},
+			engine.Match{Pointer: "/result/requests/*/during", Matcher: map[string]any{"$each": map[string]any{"$not_contains": "${" + scriptVar(other) + "}"}}})
+		return nil
+	})
 	sc.Step(`^(GET|POST|PUT|PATCH|DELETE) (/\S*) is requested$`, func(ctx context.Context, method, path string) error {
 		return request(ctx, map[string]any{"method": method, "path": path})
 	})
@@ -230,6 +237,26 @@ func whileThinking(ctx context.Context, input, scr, agent, session, action, note
 	last := b.Last()
 	for i := range last.Steps {
 		last.Steps[i].Source, last.Steps[i].Text = last.Source, []string{"the message", "the control request"}[i]
+	}
+	return nil
+}
+
+// overlapping sends a message and, once the stub holds its model call, a
+// second message on the same session: the outcome is {outcomes: [first,
+// second]}.
+func overlapping(ctx context.Context, first, scrA, agent, session, second, scrB string) error {
+	a := map[string]any{"method": "POST", "path": "/agents/" + agent + "/messages", "script": scrA,
+		"json": map[string]any{"session": session, "input": first}}
+	b := map[string]any{"method": "POST", "path": "/agents/" + agent + "/messages", "script": scrB, "after_held": scrA,
+		"json": map[string]any{"session": session, "input": second}}
+	bld := gherkin.From(ctx)
+	bld.Add(engine.Step{Op: engine.OpParallel, Steps: []engine.Step{
+		{Op: engine.OpAct, Name: "request", Params: a},
+		{Op: engine.OpAct, Name: "request", Params: b},
+	}})
+	last := bld.Last()
+	for i := range last.Steps {
+		last.Steps[i].Source, last.Steps[i].Text = last.Source, []string{"the first message", "the second message"}[i]
 	}
 	return nil
 }

@@ -279,7 +279,11 @@ func modelRequests(reqs []stub.Request) map[string]any {
 		if i == 0 {
 			tools = names
 		}
-		list[i] = map[string]any{"stream": r.Stream, "tools": names, "messages": msgs}
+		during := make([]any, len(r.During))
+		for j, k := range r.During {
+			during[j] = k
+		}
+		list[i] = map[string]any{"stream": r.Stream, "tools": names, "messages": msgs, "during": during}
 	}
 	return map[string]any{"count": len(reqs), "requests": list, "tools": tools, "tool_text": strings.Join(toolText, " | "),
 		"tool_results": results, "seen": strings.Join(seen, "\n")}

@@ -162,6 +162,7 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultAcceptExact:          {"AK-SSE-01"},
 	ref.FaultCoerceInput:          {"AK-HTTP-05"},
 	ref.FaultCorruptPending500:    {"AK-SUSPEND-15"},
+	ref.FaultNoSessionLock:        {"AK-SESSION-03"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,10 @@ type Reply struct {
 	// Release) or the gateway gives up on it (an interrupt); a held call
 	// the gateway abandons gets no answer.
 	Hold bool `json:"hold,omitempty"`
+	// HoldFor (a duration such as "1s") ends the hold by itself after that
+	// long, and the call answers: long enough for a gateway that runs two
+	// turns of one session at once to show it.
+	HoldFor string `json:"hold_for,omitempty"`
 }
 
 // Script is what the model answers in one conversation: reply i answers the
@@ -80,6 +85,9 @@ type Request struct {
 	Stream   bool             `json:"stream"`
 	Tools    []string         `json:"tools"`
 	Messages []map[string]any `json:"messages"`
+	// During are the scripts whose model calls were being held when this
+	// call arrived.
+	During []string `json:"during"`
 }
 
 // Server is a running stub.
@@ -98,6 +106,7 @@ type Server struct {
 	records  map[string][]ToolCall
 	holds    map[string]*hold
 	served   map[string]int // key \x1f reply index → times served
+	active   map[string]int // key → model calls being held now
 	seq      int
 }
 
@@ -156,7 +165,7 @@ func Start(addr string) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, records: map[string][]ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}}
+	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, records: map[string][]ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}, active: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
@@ -276,6 +285,13 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
+	rec.During = []string{}
+	for k, n := range s.active {
+		if n > 0 && k != key {
+			rec.During = append(rec.During, k)
+		}
+	}
+	slices.Sort(rec.During)
 	s.requests[key] = append(s.requests[key], rec)
 	sc, scripted := s.scripts[key]
 	s.seq++
@@ -306,10 +322,19 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 			h.isHeld = true
 			close(h.held)
 		}
+		s.active[key]++
 		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.active[key]--
+			s.mu.Unlock()
+		}()
 		limit := s.MaxHold
 		if limit <= 0 {
 			limit = maxHold
+		}
+		if d, err := time.ParseDuration(reply.HoldFor); err == nil && d > 0 && d < limit {
+			limit = d
 		}
 		timer := time.NewTimer(limit)
 		defer timer.Stop()
