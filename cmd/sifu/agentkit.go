@@ -77,7 +77,7 @@ with stub_addr: STUB in FILE.`,
 			if err := agentkit.WriteFiles(out, files); err != nil {
 				return usageErr(err.Error())
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "wrote app.yaml and agents/ in %s\n", out)
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote the generated configuration (app.yaml, agents/, namespaces/) in %s\n", out)
 			return nil
 		},
 	}
