@@ -198,6 +198,28 @@ type Config struct {
 	Repeat int
 }
 
+// checkTimeout is the time limit of one check, and of the target's hello.
+func (cfg Config) checkTimeout() time.Duration {
+	if cfg.Timeout <= 0 {
+		return 30 * time.Second
+	}
+	return cfg.Timeout
+}
+
+// UnreachableError is a target that could not be reached, started or asked
+// who it is, before any check ran: nothing about the implementation's
+// conformance follows from it, so the CLI exits 2 with one message.
+type UnreachableError struct {
+	Target string
+	Err    error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("target %s could not be reached or started, so no check ran: %v", e.Target, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
 // Selected is a check chosen for a run, with the verdict it gets without
 // running when it cannot apply.
 type Selected struct {
@@ -357,9 +379,17 @@ type Chosen struct {
 // asks for (profiles, tags, rules, check patterns, shard, rerun), without
 // running any.
 func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
-	desc, err := cfg.Target.Describe(ctx)
+	// The hello is bounded like any check: a target that never answers it
+	// must not hang the run.
+	limit := cfg.checkTimeout()
+	dctx, cancel := context.WithTimeout(ctx, limit)
+	desc, err := cfg.Target.Describe(dctx)
+	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("target %s did not describe itself: %w", cfg.TargetName, err)
+		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer its hello within %s (--timeout): %w", limit, err)}
+		}
+		return nil, &UnreachableError{Target: cfg.TargetName, Err: err}
 	}
 	desc.Name = cfg.TargetName
 	profiles := cfg.Profiles
@@ -391,10 +421,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		return nil, err
 	}
 	desc, profiles, selected, scope := chosen.Target, chosen.Profiles, chosen.Checks, chosen.Scope
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := cfg.checkTimeout()
 	workers := cfg.Concurrency
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

@@ -254,7 +254,10 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 		r.mu.Lock()
 		delete(r.pending, req.ID)
 		r.mu.Unlock()
-		return Answer{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), r.stderr.String())
+		if tail := r.stderr.String(); tail != "" {
+			return Answer{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), tail)
+		}
+		return Answer{}, fmt.Errorf("no answer to %s: %w", req.Op, ctx.Err())
 	}
 }
 
