@@ -37,6 +37,9 @@ type Step struct {
 	Source string `json:"source"`
 	// Text is the step as its author wrote it (Gherkin text or a generated line).
 	Text string `json:"text,omitempty"`
+	// Keyword is the Gherkin keyword of the step's line ("Given ", "And "…);
+	// empty for vector steps.
+	Keyword string `json:"keyword,omitempty"`
 	Op   Op     `json:"op"`
 	// Agent is the alias of the acting agent, local to the check.
 	Agent string `json:"agent,omitempty"`

@@ -33,9 +33,10 @@ var RuleTag = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Za-z0-9.]+)+$`)
 
 // Builder collects the steps of the scenario being compiled.
 type Builder struct {
-	steps  []engine.Step
-	source string
-	text   string
+	steps   []engine.Step
+	source  string
+	text    string
+	keyword string
 }
 
 type builderKey struct{}
@@ -55,6 +56,7 @@ func (b *Builder) Add(s engine.Step) {
 	if s.Text == "" {
 		s.Text = b.text
 	}
+	s.Keyword = b.keyword
 	b.steps = append(b.steps, s)
 }
 
@@ -73,12 +75,12 @@ func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check
 	if err != nil {
 		return nil, fmt.Errorf("feature file: %w", err)
 	}
-	lines, err := nodeLines(file, raw)
+	lines, keywords, err := nodeLines(file, raw)
 	if err != nil {
 		return nil, err
 	}
 	stem := strings.TrimSuffix(path.Base(file), path.Ext(file))
-	c := &compiler{file: file, prefix: suite + "/" + stem + "/", lines: lines, ids: map[string]int{}}
+	c := &compiler{file: file, prefix: suite + "/" + stem + "/", lines: lines, keywords: keywords, ids: map[string]int{}}
 	status := godog.TestSuite{
 		Name: file,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
@@ -110,6 +112,7 @@ type compiler struct {
 	file     string
 	prefix   string
 	lines    map[string]int64
+	keywords map[string]string // step node id → its keyword
 	ids      map[string]int
 	checks   []engine.Check
 	problems []string
@@ -142,6 +145,10 @@ func (c *compiler) beforeStep(ctx context.Context, st *godog.Step) (context.Cont
 	b := From(ctx)
 	b.source = fmt.Sprintf("%s:%d", c.file, c.stepLine(st.AstNodeIds))
 	b.text = st.Text
+	b.keyword = ""
+	if len(st.AstNodeIds) > 0 {
+		b.keyword = c.keywords[st.AstNodeIds[0]]
+	}
 	return ctx, nil
 }
 
@@ -201,17 +208,18 @@ func Slug(name string) string {
 }
 
 // nodeLines parses the feature exactly as godog does (same id generator) and
-// maps every AST node id to its line.
-func nodeLines(file string, raw []byte) (map[string]int64, error) {
+// maps every AST node id to its line, and every step's id to its keyword.
+func nodeLines(file string, raw []byte) (map[string]int64, map[string]string, error) {
 	newID := (&messages.Incrementing{}).NewId
 	doc, err := gherkinparser.ParseGherkinDocument(bytes.NewReader(raw), newID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, nil, fmt.Errorf("%s: %v", file, err)
 	}
-	lines := map[string]int64{}
+	lines, keywords := map[string]int64{}, map[string]string{}
 	addSteps := func(steps []*messages.Step) {
 		for _, s := range steps {
 			lines[s.Id] = s.Location.Line
+			keywords[s.Id] = s.Keyword
 		}
 	}
 	addScenario := func(s *messages.Scenario) {
@@ -224,7 +232,7 @@ func nodeLines(file string, raw []byte) (map[string]int64, error) {
 		}
 	}
 	if doc.Feature == nil {
-		return lines, nil
+		return lines, keywords, nil
 	}
 	for _, child := range doc.Feature.Children {
 		switch {
@@ -243,5 +251,5 @@ func nodeLines(file string, raw []byte) (map[string]int64, error) {
 			}
 		}
 	}
-	return lines, nil
+	return lines, keywords, nil
 }
