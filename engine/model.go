@@ -136,5 +136,9 @@ type Exchange struct {
 	Params  map[string]any `json:"params,omitempty"`
 	Outcome *Outcome       `json:"outcome,omitempty"`
 	Error   string         `json:"error,omitempty"`
-	Elapsed time.Duration  `json:"elapsed_ns"`
+	// ErrorKind says what Error was, so that a verdict can be judged again
+	// from the transcript alone: "unsupported", "timeout", "adapter",
+	// "violation", or "error" (anything else, which fails the check).
+	ErrorKind string        `json:"error_kind,omitempty"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
 }

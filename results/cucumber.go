@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -170,4 +171,9 @@ func opKeyword(op engine.Op) string {
 		return "Then "
 	}
 	return "When "
+}
+
+// WriteCucumberFile writes cucumber.json into dir (see WriteCucumber).
+func WriteCucumberFile(dir string, run *Run, checks []engine.Check) error {
+	return writeFile(filepath.Join(dir, "cucumber.json"), func(w io.Writer) error { return WriteCucumber(w, run, checks) })
 }

@@ -238,7 +238,7 @@ var secretKeys = regexp.MustCompile(`"(secret|credential|token|password|api_key)
 
 // Redact blanks the values of secret-bearing keys in a JSON document.
 func Redact(raw []byte) []byte {
-	return secretKeys.ReplaceAll(raw, []byte(`"$1":"[redacted]"`))
+	return secretKeys.ReplaceAll(raw, []byte(`"$1":"`+engine.Redacted+`"`))
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

@@ -187,8 +187,10 @@ type Config struct {
 	// of Count; the split depends on check IDs only, so it is the same on
 	// every machine.
 	Shard Shard
-	// Only, when set, keeps only the checks with these IDs (a rerun).
-	Only []string
+	// Only, when set, keeps only the checks with these IDs (a rerun), and
+	// Rerun names the results file they come from.
+	Only  []string
+	Rerun string
 	// Checks, when set, keeps only the checks whose ID matches one of these
 	// patterns, where * stands for any run of characters (slashes
 	// included) and ? for one character.
@@ -346,7 +348,7 @@ func (p *Plan) Fold(run *results.Run) error {
 		run.Summary.Add(t.Status)
 	}
 	sel := run.Selection
-	run.Rules = p.ruleVerdicts(run.Tests, sc, sel.Tags != "" || len(sel.Rules) > 0, sel.Rules)
+	run.Rules = p.ruleVerdicts(run.Tests, sc, sel.Filtered(), sel.Rules)
 	return nil
 }
 
@@ -473,7 +475,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		Target:     desc,
 		Conditions: cfg.Conditions,
 		Profiles:   profiles,
-		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks},
+		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks, Shard: cfg.Shard.String(), Rerun: cfg.Rerun},
 		StartedAt:  started.UTC().Format(time.RFC3339),
 		DurationMS: now().Sub(started).Milliseconds(),
 		Tests:      tests,
@@ -481,7 +483,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	for _, t := range tests {
 		run.Summary.Add(t.Status)
 	}
-	run.Rules = p.ruleVerdicts(tests, scope, cfg.Tags != "" || len(cfg.Rules) > 0 || len(cfg.Checks) > 0, cfg.Rules)
+	run.Rules = p.ruleVerdicts(tests, scope, run.Selection.Filtered(), cfg.Rules)
 	return run, nil
 }
 
@@ -554,6 +556,14 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, usagef("--shard %q: write i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
 	}
 	return sh, nil
+}
+
+// String is "i/n", or "" for the whole run.
+func (sh Shard) String() string {
+	if sh.Count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", sh.Index, sh.Count)
 }
 
 // Holds reports whether a check belongs to the shard.

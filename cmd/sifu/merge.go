@@ -1,19 +1,13 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
@@ -50,7 +44,7 @@ func newMergeCmd() *cobra.Command {
 			if err := plan.Fold(merged); err != nil {
 				return err
 			}
-			d, err := declare(out, plan, entry.suite, merged, nil, at)
+			d, err := declaration.Declare(out, plan, sources(entry.suite), merged, nil, at)
 			if err != nil {
 				return err
 			}
@@ -79,7 +73,7 @@ func mergeRuns(paths []string) (*results.Run, error) {
 		if c := run.Conditions; c != nil {
 			return nil, fmt.Errorf("%s: the run was made with %s; a declaration needs a plain run, so such shards are not merged", p, c)
 		}
-		if err := loadTranscript(p, run); err != nil {
+		if err := results.LoadTranscript(p, run); err != nil {
 			return nil, err
 		}
 		tests := run.Tests
@@ -111,41 +105,3 @@ func mergeRuns(paths []string) (*results.Run, error) {
 	return merged, nil
 }
 
-// loadTranscript reads the exchanges of each test back from the
-// transcript.jsonl beside a results file.
-func loadTranscript(resultsPath string, run *results.Run) error {
-	if run.Transcript == nil {
-		return nil
-	}
-	path := filepath.Join(filepath.Dir(resultsPath), run.Transcript.File)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if declaration.Sum(raw) != run.Transcript.SHA256 {
-		return fmt.Errorf("%s does not match /transcript/sha256 of %s", path, resultsPath)
-	}
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		lines = append(lines, append([]byte(nil), sc.Bytes()...))
-	}
-	for i := range run.Tests {
-		t := &run.Tests[i]
-		if t.Lines == nil {
-			continue
-		}
-		if t.Lines.From < 1 || t.Lines.To > len(lines) || t.Lines.From > t.Lines.To {
-			return fmt.Errorf("%s: /tests/%d/transcript lines %d–%d are outside %s", resultsPath, i, t.Lines.From, t.Lines.To, path)
-		}
-		for _, l := range lines[t.Lines.From-1 : t.Lines.To] {
-			var ex engine.Exchange
-			if err := json.Unmarshal(l, &ex); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			t.Transcript = append(t.Transcript, ex)
-		}
-	}
-	return nil
-}

@@ -32,6 +32,7 @@ type runFlags struct {
 	rules       []string
 	out         string
 	declare     string
+	signKey     string
 	expect      string
 	shard       string
 	vectors     string
@@ -84,6 +85,7 @@ selected.`,
 	fl.StringVar(&f.rerun, "rerun-failed", "", "run only the checks that did not pass in this results.json")
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
 	fl.StringVar(&f.declare, "declare", "", "directory for a conformance statement (conformance.json, conformance.md) with its evidence")
+	fl.StringVar(&f.signKey, "sign-key", "", "with --declare: sign the statement with this ed25519 private key (PEM), as sifu sign does")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
@@ -137,6 +139,19 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if f.timeout <= 0 {
 		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}
 	}
+	if f.signKey != "" && f.declare == "" {
+		return &runner.UsageError{Msg: "--sign-key signs a statement: add --declare DIR"}
+	}
+	if f.rerun != "" && f.declare != "" {
+		return &runner.UsageError{Msg: "--declare needs the evidence of every selected check, and --rerun-failed runs only those that failed before: run the whole selection to declare"}
+	}
+	var signKey []byte
+	if f.signKey != "" {
+		var err error
+		if signKey, err = os.ReadFile(f.signKey); err != nil {
+			return &runner.UsageError{Msg: "--sign-key: " + err.Error()}
+		}
+	}
 	if f.list && (f.out != "" || f.declare != "") {
 		return &runner.UsageError{Msg: "--list runs nothing, so there is nothing to write: drop --out and --declare, or --list"}
 	}
@@ -183,7 +198,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 			return nil
 		}
 	}
-	cfg := runner.Config{Shard: shard, Only: only,
+	cfg := runner.Config{Shard: shard, Only: only, Rerun: f.rerun,
 		Target: target, TargetName: f.target, Profiles: f.profiles, Tags: f.tags, Rules: f.rules,
 		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(), Conditions: runConditions(f), Repeat: f.repeat, Checks: f.checks,
 	}
@@ -226,13 +241,13 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		if err := results.WriteDir(f.out, run); err != nil {
 			return err
 		}
-		if err := writeCucumber(f.out, run, plan); err != nil {
+		if err := results.WriteCucumberFile(f.out, run, plan.Checks); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote results.json, junit.xml, cucumber.json and transcript.jsonl in %s\n", f.out)
 	}
 	if f.declare != "" {
-		d, err := declare(f.declare, plan, entry.suite, run, expectRaw, at)
+		d, err := declaration.Declare(f.declare, plan, sources(entry.suite), run, expectRaw, at)
 		if err != nil {
 			return err
 		}
@@ -241,6 +256,13 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 			statement = fmt.Sprintf("partial, %d unmet rule(s)", len(d.Unmet))
 		}
 		fmt.Fprintf(stdout, "declared %s conformance (profiles claimed: %v) in %s/conformance.md\n", statement, d.Claimed, f.declare)
+		if signKey != nil {
+			id, err := declaration.Sign(ctx, f.declare, signKey)
+			if err != nil {
+				return &runner.UsageError{Msg: "--sign-key: " + err.Error()}
+			}
+			fmt.Fprintf(stdout, "signed %s/%s with key %s\n", f.declare, declaration.AttestationFile, id)
+		}
 	}
 	if run.Summary.Failed() {
 		return &failedError{msg: fmt.Sprintf("%s does not conform: %s", f.target, summaryLine(run.Summary))}
@@ -374,16 +396,4 @@ func countLine(m map[string]int, order ...string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
-}
-
-func writeCucumber(dir string, run *results.Run, plan *runner.Plan) error {
-	f, err := os.Create(filepath.Join(dir, "cucumber.json"))
-	if err != nil {
-		return err
-	}
-	if err := results.WriteCucumber(f, run, plan.Checks); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
