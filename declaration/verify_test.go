@@ -232,7 +232,9 @@ func TestVerifyComparesConformanceMD(t *testing.T) {
 	}
 	os.WriteFile(md, []byte(edited), 0o644)
 	problems := verify(t, path, plan, declaration.VerifyOptions{})
-	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "conformance.md does not say what conformance.json says") }) {
+	if !slices.ContainsFunc(problems, func(p string) bool {
+		return strings.Contains(p, "conformance.md does not say what conformance.json says")
+	}) {
 		t.Fatalf("an edited conformance.md verified: %v", problems)
 	}
 }
@@ -326,7 +328,9 @@ func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
 	}
 	f.seal()
 	problems := verify(t, path, plan, declaration.VerifyOptions{})
-	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "check "+last+": the expectations file marks it not expected") }) {
+	if !slices.ContainsFunc(problems, func(p string) bool {
+		return strings.Contains(p, "check "+last+": the expectations file marks it not expected")
+	}) {
 		t.Fatalf("a failure excused in results.json alone verified: %v", problems)
 	}
 }

@@ -40,7 +40,7 @@ type Step struct {
 	// Keyword is the Gherkin keyword of the step's line ("Given ", "And "…);
 	// empty for vector steps.
 	Keyword string `json:"keyword,omitempty"`
-	Op   Op     `json:"op"`
+	Op      Op     `json:"op"`
 	// Agent is the alias of the acting agent, local to the check.
 	Agent string `json:"agent,omitempty"`
 	// Name is the action, view or control.

@@ -104,4 +104,3 @@ func mergeRuns(paths []string) (*results.Run, error) {
 	merged.Transcript, merged.Expectations = nil, nil
 	return merged, nil
 }
-
