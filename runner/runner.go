@@ -389,7 +389,7 @@ func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
 	cancel()
 	if err != nil {
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer its hello within %s (--timeout): %w", limit, err)}
+			return nil, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer within %s (--timeout): %w", limit, err)}
 		}
 		return nil, &UnreachableError{Target: cfg.TargetName, Err: err}
 	}

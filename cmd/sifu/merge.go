@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -60,47 +59,19 @@ func newMergeCmd() *cobra.Command {
 	return cmd
 }
 
-// mergeRuns reads shard results, checks that they belong together, and
-// joins their tests with their transcript exchanges.
+// mergeRuns reads the results of shards with their transcripts and
+// merges them (results.Merge).
 func mergeRuns(paths []string) (*results.Run, error) {
-	var merged *results.Run
-	seen := map[string]string{}
+	var runs []*results.Run
 	for _, p := range paths {
 		run, _, err := declaration.ReadResults(p)
 		if err != nil {
 			return nil, err
 		}
-		if c := run.Conditions; c != nil {
-			return nil, fmt.Errorf("%s: the run was made with %s; a declaration needs a plain run, so such shards are not merged", p, c)
-		}
 		if err := results.LoadTranscript(p, run); err != nil {
 			return nil, err
 		}
-		tests := run.Tests
-		if merged == nil {
-			merged = run
-			merged.Tests = nil
-		} else {
-			for field, same := range map[string]bool{
-				"/suite":           run.Suite == merged.Suite,
-				"/harness/version": run.Harness.Version == merged.Harness.Version,
-				"/target/name":     run.Target.Name == merged.Target.Name,
-				"/profiles":        slices.Equal(run.Profiles, merged.Profiles),
-			} {
-				if !same {
-					return nil, fmt.Errorf("%s: %s differs from the first file's; only shards of one run can be merged", p, field)
-				}
-			}
-			merged.DurationMS = max(merged.DurationMS, run.DurationMS)
-		}
-		for _, t := range tests {
-			if prev, dup := seen[t.ID]; dup {
-				return nil, fmt.Errorf("%s: check %s is also in %s; shards must not overlap", p, t.ID, prev)
-			}
-			seen[t.ID] = p
-			merged.Tests = append(merged.Tests, t)
-		}
+		runs = append(runs, run)
 	}
-	merged.Transcript, merged.Expectations = nil, nil
-	return merged, nil
+	return results.Merge(paths, runs)
 }
