@@ -44,6 +44,9 @@ func Build(cat *catalogue.Catalogue, src Sources, run *results.Run, resultsJSON 
 	if run.Transcript == nil {
 		return nil, fmt.Errorf("the run has no transcript file; write the results first")
 	}
+	if run.Interrupted {
+		return nil, fmt.Errorf("the run was interrupted before every check ended; a statement needs a whole run")
+	}
 	claimed, unmet, err := Claims(cat, run)
 	if err != nil {
 		return nil, err

@@ -25,6 +25,9 @@ func Merge(names []string, shards []*Run) (*Run, error) {
 		if c := run.Conditions; c != nil {
 			return nil, fmt.Errorf("%s: the run was made with %s; a declaration needs a plain run, so such shards are not merged", name, c)
 		}
+		if run.Interrupted {
+			return nil, fmt.Errorf("%s: the run was interrupted before every check ended; run the shard again", name)
+		}
 		var i, n int
 		if _, err := fmt.Sscanf(run.Selection.Shard, "%d/%d", &i, &n); err != nil || n < 1 || i < 1 || i > n {
 			return nil, fmt.Errorf("%s is not a shard (no /selection/shard): merge the results of sifu run --shard i/n", name)

@@ -76,15 +76,18 @@ func (r *Run) Reproducible(at time.Time) {
 
 // Run is the outcome of one `sifu run`.
 type Run struct {
-	Harness      Harness         `json:"harness"`
-	Suite        string          `json:"suite"`
-	Spec         string          `json:"spec"`
-	Target       Target          `json:"target"`
-	Conditions   *Conditions     `json:"conditions,omitempty"`
-	Profiles     []string        `json:"profiles"`
-	Selection    Selection       `json:"selection"`
-	StartedAt    string          `json:"started_at"`
-	DurationMS   int64           `json:"duration_ms"`
+	Harness    Harness     `json:"harness"`
+	Suite      string      `json:"suite"`
+	Spec       string      `json:"spec"`
+	Target     Target      `json:"target"`
+	Conditions *Conditions `json:"conditions,omitempty"`
+	Profiles   []string    `json:"profiles"`
+	Selection  Selection   `json:"selection"`
+	StartedAt  string      `json:"started_at"`
+	DurationMS int64       `json:"duration_ms"`
+	// Interrupted is set when the run was stopped (Ctrl-C) before every
+	// selected check had a verdict: its tests are only those that ended.
+	Interrupted  bool            `json:"interrupted,omitempty"`
 	Summary      Summary         `json:"summary"`
 	Tests        []Test          `json:"tests"`
 	Transcript   *TranscriptFile `json:"transcript,omitempty"`

@@ -429,6 +429,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	tests := make([]results.Test, len(selected))
+	ran := make([]bool, len(selected))
 	var mu sync.Mutex
 	runAll := func(indices []int, workers int) {
 		var wg sync.WaitGroup
@@ -438,8 +439,14 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 			go func() {
 				defer wg.Done()
 				for i := range jobs {
+					if ctx.Err() != nil {
+						continue // interrupted: the checks not started are left out
+					}
 					t := p.runRepeated(ctx, cfg.Target, selected[i], timeout, cfg.Repeat)
-					tests[i] = t
+					if ctx.Err() != nil && t.Status != engine.Pass && t.Status != engine.NotApplicable && t.Status != engine.Untestable {
+						t.Status, t.Message = engine.HarnessError, "interrupted before a verdict: "+t.Message
+					}
+					tests[i], ran[i] = t, true
 					if cfg.Progress != nil {
 						mu.Lock()
 						fmt.Fprintf(cfg.Progress, "%-14s %s\n", t.Status, t.ID)
@@ -467,18 +474,29 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	}
 	runAll(together, workers)
 	runAll(alone, 1)
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		var done []results.Test
+		for i, t := range tests {
+			if ran[i] {
+				done = append(done, t)
+			}
+		}
+		tests = done
+	}
 
 	run := &results.Run{
-		Harness:    cfg.Harness,
-		Suite:      p.Suite.Name,
-		Spec:       p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
-		Target:     desc,
-		Conditions: cfg.Conditions,
-		Profiles:   profiles,
-		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks, Shard: cfg.Shard.String(), Rerun: cfg.Rerun},
-		StartedAt:  started.UTC().Format(time.RFC3339),
-		DurationMS: now().Sub(started).Milliseconds(),
-		Tests:      tests,
+		Harness:     cfg.Harness,
+		Suite:       p.Suite.Name,
+		Spec:        p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
+		Target:      desc,
+		Conditions:  cfg.Conditions,
+		Profiles:    profiles,
+		Selection:   results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks, Shard: cfg.Shard.String(), Rerun: cfg.Rerun},
+		StartedAt:   started.UTC().Format(time.RFC3339),
+		DurationMS:  now().Sub(started).Milliseconds(),
+		Tests:       tests,
+		Interrupted: interrupted,
 	}
 	for _, t := range tests {
 		run.Summary.Add(t.Status)

@@ -155,6 +155,11 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if f.list && (f.out != "" || f.declare != "") {
 		return &runner.UsageError{Msg: "--list runs nothing, so there is nothing to write: drop --out and --declare, or --list"}
 	}
+	for flag, dir := range map[string]string{"--out": f.out, "--declare": f.declare} {
+		if err := writableDir(flag, dir); err != nil {
+			return err
+		}
+	}
 	at, reproducible, err := sourceDateEpoch()
 	if err != nil {
 		return err
@@ -245,6 +250,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote results.json, junit.xml, cucumber.json and transcript.jsonl in %s\n", f.out)
+	}
+	if run.Interrupted {
+		return &exitError{code: exitInterrupted, msg: fmt.Sprintf("sifu: interrupted: %d check(s) ended before the run was stopped; nothing was declared, and results.json (if written) is marked interrupted", len(run.Tests))}
 	}
 	if f.declare != "" {
 		d, err := declaration.Declare(f.declare, plan, sources(entry.suite), run, expectRaw, at)
@@ -381,7 +389,9 @@ func printSummary(w io.Writer, run *results.Run) {
 			fmt.Fprintf(w, "  STALE %s: its checks pass now; remove the entry\n", e.Entry)
 		}
 	}
-	if run.Summary.Failed() {
+	if run.Interrupted {
+		fmt.Fprintln(w, "result: INTERRUPTED (Ctrl-C): only the checks that ended are reported")
+	} else if run.Summary.Failed() {
 		fmt.Fprintln(w, "result: FAIL")
 	} else {
 		fmt.Fprintln(w, "result: PASS")
@@ -396,4 +406,22 @@ func countLine(m map[string]int, order ...string) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// writableDir makes dir (when set) and checks that files can be written in
+// it, so that a bad --out or --declare is a usage error before the run and
+// not after it.
+func writableDir(flag, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &runner.UsageError{Msg: fmt.Sprintf("%s %s: %v", flag, dir, err)}
+	}
+	f, err := os.CreateTemp(dir, ".sifu-probe-*")
+	if err != nil {
+		return &runner.UsageError{Msg: fmt.Sprintf("%s %s: cannot write there: %v", flag, dir, err)}
+	}
+	f.Close()
+	return os.Remove(f.Name())
 }

@@ -155,3 +155,44 @@ func TestRefusedControlPlaneStopsTheRunBeforeAnyCheck(t *testing.T) {
 		}
 	}
 }
+
+// cancelAfter cancels a context once n checks have ended.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if c.n--; c.n == 0 {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestInterruptedRunIsMarked: a run whose context ends part way (Ctrl-C)
+// is marked interrupted and reports only the checks that ended, none of
+// them a verdict decided by the interruption.
+func TestInterruptedRunIsMarked(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu()
+		return k, func() {}, err
+	}}
+	run, err := plan.Run(ctx, runner.Config{Target: target, TargetName: "inproc", Concurrency: 1, Progress: &cancelAfter{n: 5, cancel: cancel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Interrupted || len(run.Tests) == 0 || len(run.Tests) >= len(plan.Checks) {
+		t.Fatalf("interrupted=%v, %d of %d checks reported", run.Interrupted, len(run.Tests), len(plan.Checks))
+	}
+	for _, tc := range run.Tests {
+		if tc.Status == engine.Fail || tc.Status == engine.Timeout {
+			t.Errorf("%s: %s after the interruption: %s", tc.ID, tc.Status, tc.Message)
+		}
+	}
+}
