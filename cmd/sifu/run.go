@@ -71,7 +71,14 @@ allowed), 1 when any check failed, timed out, was untestable or broke the
 harness, 2 when the request or an input file is malformed or nothing was
 selected.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd.Context(), cmd.OutOrStdout(), f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range []string{"profile", "rule"} {
+				if err := noEmptyValue(cmd, name); err != nil {
+					return err
+				}
+			}
+			return runSuite(cmd.Context(), cmd.OutOrStdout(), f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.suite, "suite", "all", `suite to run, or "all" for every suite against its bundled reference`)
@@ -424,4 +431,18 @@ func writableDir(flag, dir string) error {
 	}
 	f.Close()
 	return os.Remove(f.Name())
+}
+
+// noEmptyValue refuses a list flag given an empty value (--profile ''),
+// which would otherwise quietly mean "no constraint".
+func noEmptyValue(cmd *cobra.Command, name string) error {
+	fl := cmd.Flags().Lookup(name)
+	if fl == nil || !fl.Changed {
+		return nil
+	}
+	vals, _ := cmd.Flags().GetStringSlice(name)
+	if len(vals) == 0 || slices.Contains(vals, "") {
+		return &runner.UsageError{Msg: fmt.Sprintf("--%s was given an empty value; name one, or leave the flag out", name)}
+	}
+	return nil
 }

@@ -75,12 +75,15 @@ func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check
 	if err != nil {
 		return nil, fmt.Errorf("feature file: %w", err)
 	}
+	// A byte order mark is how some editors start UTF-8; Gherkin's lexer
+	// takes it for text.
+	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
 	lines, keywords, err := nodeLines(file, raw)
 	if err != nil {
 		return nil, err
 	}
 	stem := strings.TrimSuffix(path.Base(file), path.Ext(file))
-	c := &compiler{file: file, prefix: suite + "/" + stem + "/", lines: lines, keywords: keywords, ids: map[string]int{}}
+	c := &compiler{file: file, prefix: suite + "/" + stem + "/", lines: lines, keywords: keywords, ids: map[string]int{}, told: map[string]bool{}}
 	status := godog.TestSuite{
 		Name: file,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
@@ -105,6 +108,9 @@ func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check
 	if status != 0 {
 		return nil, fmt.Errorf("%s: godog could not compile the feature (status %d)", file, status)
 	}
+	if len(c.checks) == 0 {
+		return nil, fmt.Errorf("%s: no scenario in it, so it would check nothing; add a Scenario or remove the file", file)
+	}
 	return c.checks, nil
 }
 
@@ -113,6 +119,7 @@ type compiler struct {
 	prefix   string
 	lines    map[string]int64
 	keywords map[string]string // step node id → its keyword
+	told     map[string]bool   // steps whose problem is already reported
 	ids      map[string]int
 	checks   []engine.Check
 	problems []string
@@ -154,6 +161,12 @@ func (c *compiler) beforeStep(ctx context.Context, st *godog.Step) (context.Cont
 
 func (c *compiler) afterStep(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 	where := fmt.Sprintf("%s:%d", c.file, c.stepLine(st.AstNodeIds))
+	if c.told[where] {
+		return ctx, nil // an outline's rows, or a background, repeat the step: told once
+	}
+	if status == godog.StepUndefined || status == godog.StepAmbiguous || err != nil {
+		c.told[where] = true
+	}
 	switch {
 	case status == godog.StepUndefined:
 		c.problems = append(c.problems, fmt.Sprintf("%s: no step definition matches %q; see docs/steps.md for the step vocabulary", where, st.Text))
