@@ -178,7 +178,10 @@ type Config struct {
 	Timeout     time.Duration // per check; zero means 30s
 	Concurrency int           // zero means GOMAXPROCS
 	Progress    io.Writer     // one line per finished check; nil for silence
-	Harness     results.Harness
+	// Ended, when set, is called after each check with how many checks of
+	// the run have ended (a terminal's progress line).
+	Ended   func(done, total int)
+	Harness results.Harness
 	// Conditions, when set, is recorded in the run: what the harness
 	// changed about the target (a planted fault, injected faults).
 	Conditions *results.Conditions
@@ -431,6 +434,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	tests := make([]results.Test, len(selected))
 	ran := make([]bool, len(selected))
 	var mu sync.Mutex
+	ended := 0
 	runAll := func(indices []int, workers int) {
 		var wg sync.WaitGroup
 		jobs := make(chan int)
@@ -447,11 +451,15 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 						t.Status, t.Message = engine.HarnessError, "interrupted before a verdict: "+t.Message
 					}
 					tests[i], ran[i] = t, true
+					mu.Lock()
+					ended++
 					if cfg.Progress != nil {
-						mu.Lock()
 						fmt.Fprintf(cfg.Progress, "%-14s %s\n", t.Status, t.ID)
-						mu.Unlock()
 					}
+					if cfg.Ended != nil {
+						cfg.Ended(ended, len(selected))
+					}
+					mu.Unlock()
 				}
 			}()
 		}

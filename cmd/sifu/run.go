@@ -20,6 +20,7 @@ import (
 	"github.com/sifu-dev/sifu/declaration"
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/expect"
+	"github.com/sifu-dev/sifu/internal/progress"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
@@ -216,6 +217,17 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	}
 	if !f.quiet {
 		cfg.Progress = stdout
+	} else {
+		var meter *progress.Meter // on a terminal only; made once the total is known
+		cfg.Ended = func(done, total int) {
+			if done == 1 {
+				meter = progress.New(os.Stderr, "suite "+f.suite+": checks", total)
+			}
+			meter.Add(1)
+			if done == total {
+				meter.Done()
+			}
+		}
 	}
 	if f.list {
 		chosen, err := plan.Choose(ctx, cfg)
@@ -433,7 +445,7 @@ func writableDir(flag, dir string) error {
 	return os.Remove(f.Name())
 }
 
-// noEmptyValue refuses a list flag given an empty value (--profile ''),
+// noEmptyValue refuses a list flag given an empty value (--profile ”),
 // which would otherwise quietly mean "no constraint".
 func noEmptyValue(cmd *cobra.Command, name string) error {
 	fl := cmd.Flags().Lookup(name)
