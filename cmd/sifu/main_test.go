@@ -160,3 +160,41 @@ func TestVersionNamesTheCommit(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// TestGateBothWays: the CI gate of docs/ci.md, in-process: a planted bug
+// fails the run (exit 1); an expectations file with a reason for each of
+// its failures passes it (exit 0) and writes junit.xml without a failure;
+// the same file against the fixed implementation fails as stale (exit 1).
+func TestGateBothWays(t *testing.T) {
+	dir := t.TempDir()
+	p := func(parts ...string) string { return filepath.Join(append([]string{dir}, parts...)...) }
+	base := []string{"run", "-q", "--suite", "kungfu", "--profile", "memory"}
+	if code := run(append(base, "--mutant", "existence-leak", "--out", p("out"))); code != exitFail {
+		t.Fatalf("the planted bug: exit %d, want %d", code, exitFail)
+	}
+	if code := run([]string{"expect", "update", p("out", "results.json"), "--file", p("sifu.expect.yaml")}); code != exitOK {
+		t.Fatalf("expect update: exit %d", code)
+	}
+	if code := run(append(base, "--mutant", "existence-leak", "--expect", p("sifu.expect.yaml"))); code != exitUsage {
+		t.Fatalf("TODO reasons: exit %d, want %d", code, exitUsage)
+	}
+	raw, _ := os.ReadFile(p("sifu.expect.yaml"))
+	var lines []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if strings.Contains(l, "reason:") {
+			l = "    reason: private memories answer forbidden (planted)"
+		}
+		lines = append(lines, l)
+	}
+	os.WriteFile(p("sifu.expect.yaml"), []byte(strings.Join(lines, "\n")), 0o644)
+	if code := run(append(base, "--mutant", "existence-leak", "--expect", p("sifu.expect.yaml"), "--out", p("gated"))); code != exitOK {
+		t.Fatalf("expected failures: exit %d, want %d", code, exitOK)
+	}
+	junit, _ := os.ReadFile(p("gated", "junit.xml"))
+	if strings.Contains(string(junit), "<failure") || !strings.Contains(string(junit), "<skipped") {
+		t.Errorf("junit.xml of a passing gate has failures or no skipped expected failures")
+	}
+	if code := run(append(base, "--expect", p("sifu.expect.yaml"))); code != exitFail {
+		t.Fatalf("stale expectations: exit %d, want %d", code, exitFail)
+	}
+}

@@ -278,11 +278,11 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		if err != nil {
 			return err
 		}
-		statement := "complete"
 		if d.Partial {
-			statement = fmt.Sprintf("partial, %d unmet rule(s)", len(d.Unmet))
+			fmt.Fprintf(stdout, "declared a partial statement (%d unmet rule(s); profiles claimed: %v) in %s/conformance.md\n", len(d.Unmet), d.Claimed, f.declare)
+		} else {
+			fmt.Fprintf(stdout, "declared complete conformance (profiles claimed: %v) in %s/conformance.md\n", d.Claimed, f.declare)
 		}
-		fmt.Fprintf(stdout, "declared %s conformance (profiles claimed: %v) in %s/conformance.md\n", statement, d.Claimed, f.declare)
 		if signKey != nil {
 			id, err := declaration.Sign(ctx, f.declare, signKey)
 			if err != nil {
