@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/engine"
@@ -261,7 +262,16 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 	}
 }
 
+// failure is the harness error of a request the process will not answer.
+// It quotes the stderr tail once the process has ended and its stderr is
+// drained (the process is being killed by then), so the message holds what
+// the implementation said last; a process that lingers is quoted as it is
+// after a moment.
 func (r *running) failure(req Request, why error) error {
+	select {
+	case <-r.done:
+	case <-time.After(2 * time.Second):
+	}
 	return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("%w; stderr tail: %q", why, r.stderr.String())}
 }
 
