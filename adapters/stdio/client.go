@@ -11,11 +11,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -116,7 +116,7 @@ func (p *Process) spawn() error {
 	cmd.Env = os.Environ()
 	// Its own process group, so that killing it reaches whatever the shell
 	// started, and no orphan keeps the pipes open.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.Isolate(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -191,9 +191,7 @@ func (r *running) fail(why error) {
 
 // kill ends the process group without warning (SIGKILL).
 func (r *running) kill() {
-	if r.cmd.Process != nil {
-		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	proc.Kill(r.cmd)
 }
 
 func excerpt(b []byte) string {
