@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/sifu-dev/sifu/schema"
 )
@@ -36,6 +38,18 @@ type Spec struct {
 	Name    string `json:"name"`
 	Version string `json:"version"`
 	Source  string `json:"source"`
+	// SectionURL, when set, is where a section can be read, with
+	// "{section}" standing for the section.
+	SectionURL string `json:"section_url,omitempty"`
+}
+
+// SectionLink is the URL of a rule's section, or "" when the catalogue
+// gives none.
+func (s Spec) SectionLink(section string) string {
+	if s.SectionURL == "" || section == "" {
+		return ""
+	}
+	return strings.ReplaceAll(s.SectionURL, "{section}", url.PathEscape(section))
 }
 
 // Profile is a conformance profile and the profiles it includes.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sifu-dev/sifu/catalogue"
 	"github.com/sifu-dev/sifu/results"
+	"github.com/sifu-dev/sifu/runner"
 )
 
 // Sources are the suite files a declaration is bound to.
@@ -42,6 +43,9 @@ func (s Sources) Digests() (cat, features, vectors Digest, err error) {
 func Build(cat *catalogue.Catalogue, src Sources, run *results.Run, resultsJSON []byte, deviations []Deviation, expectations *Digest, now time.Time) (*Declaration, error) {
 	if run.Transcript == nil {
 		return nil, fmt.Errorf("the run has no transcript file; write the results first")
+	}
+	if run.Interrupted {
+		return nil, fmt.Errorf("the run was interrupted before every check ended; a statement needs a whole run")
 	}
 	claimed, unmet, err := Claims(cat, run)
 	if err != nil {
@@ -94,7 +98,7 @@ func Build(cat *catalogue.Catalogue, src Sources, run *results.Run, resultsJSON 
 }
 
 // Write stores conformance.json and conformance.md in dir.
-func Write(dir string, d *Declaration) error {
+func Write(dir string, d *Declaration, cat *catalogue.Catalogue) error {
 	var js bytes.Buffer
 	enc := json.NewEncoder(&js)
 	enc.SetIndent("", "  ")
@@ -105,14 +109,16 @@ func Write(dir string, d *Declaration) error {
 	if err := os.WriteFile(filepath.Join(dir, "conformance.json"), js.Bytes(), 0o644); err != nil {
 		return fmt.Errorf("write conformance.json: %w", err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "conformance.md"), []byte(Markdown(d)), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "conformance.md"), []byte(Markdown(d, cat)), 0o644); err != nil {
 		return fmt.Errorf("write conformance.md: %w", err)
 	}
 	return nil
 }
 
-// Markdown renders a declaration for people.
-func Markdown(d *Declaration) string {
+// Markdown renders a declaration for people, with each rule's section and
+// what it says taken from the catalogue. It follows from conformance.json
+// and the catalogue alone, so verify can write it again and compare.
+func Markdown(d *Declaration, cat *catalogue.Catalogue) string {
 	var b strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
 	w("# Conformance statement: %s %s\n\n", d.Spec.Name, d.Spec.Version)
@@ -143,7 +149,7 @@ func Markdown(d *Declaration) string {
 		}
 		w("\n")
 	}
-	w("## Rules and evidence\n\nTranscript lines refer to `%s`.\n\n| rule | level | status | evidence (check, transcript lines) |\n|---|---|---|---|\n", d.Evidence.Transcript.Path)
+	w("## Rules and evidence\n\nTranscript lines refer to `%s`; a check that did not pass is marked ✗.\n\n| rule | § | level | status | what it says | evidence (check, transcript lines) |\n|---|---|---|---|---|---|\n", d.Evidence.Transcript.Path)
 	for _, r := range d.Rules {
 		if r.Status == results.RuleNotBlackBox {
 			continue
@@ -154,9 +160,20 @@ func Markdown(d *Declaration) string {
 			if e.Lines != nil {
 				lines = fmt.Sprintf(" (lines %d–%d)", e.Lines.From, e.Lines.To)
 			}
-			ev = append(ev, fmt.Sprintf("`%s` %s%s", e.Check, e.Status, lines))
+			mark := ""
+			if e.Status != "pass" {
+				mark = "✗ "
+			}
+			ev = append(ev, fmt.Sprintf("%s`%s` %s%s", mark, e.Check, e.Status, lines))
 		}
-		w("| %s | %s | %s | %s |\n", r.ID, r.Level, r.Status, orDash(strings.Join(ev, "<br>")))
+		section, says := "", ""
+		if rule, ok := cat.Rule(r.ID); ok {
+			section, says = rule.Section, rule.Summary
+			if l := cat.Spec.SectionLink(rule.Section); l != "" {
+				section = "[" + section + "](" + l + ")"
+			}
+		}
+		w("| %s | %s | %s | %s | %s | %s |\n", r.ID, orDash(section), r.Level, r.Status, orDash(cell(says)), orDash(strings.Join(ev, "<br>")))
 	}
 	w("\n## Rules that cannot be observed from outside\n\n| rule | level | why |\n|---|---|---|\n")
 	for _, n := range d.NotBlackBox {
@@ -174,6 +191,11 @@ func Markdown(d *Declaration) string {
 	}
 	w("\nCheck this statement offline with `sifu verify conformance.json`.\n")
 	return b.String()
+}
+
+// cell makes text safe inside a Markdown table cell.
+func cell(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "|", "\\|"), "\n", " ")
 }
 
 func orDash(s string) string {
@@ -198,4 +220,38 @@ func link(l string) string {
 		return ""
 	}
 	return " (" + l + ")"
+}
+
+// Declare writes a run's evidence (results.json, junit.xml, cucumber.json,
+// transcript.jsonl) and its conformance statement into dir. A copy of the
+// expectations file (expectRaw, if the run applied one) is kept beside the
+// statement as sifu.expect.yaml, so that verify can check it. The
+// statement is dated at.
+func Declare(dir string, plan *runner.Plan, src Sources, run *results.Run, expectRaw []byte, at time.Time) (*Declaration, error) {
+	if err := results.WriteDir(dir, run); err != nil {
+		return nil, err
+	}
+	if err := results.WriteCucumberFile(dir, run, plan.Checks); err != nil {
+		return nil, err
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	if err != nil {
+		return nil, err
+	}
+	var deviations []Deviation
+	var expectations *Digest
+	if ex := run.Expectations; ex != nil {
+		if err := os.WriteFile(filepath.Join(dir, "sifu.expect.yaml"), expectRaw, 0o644); err != nil {
+			return nil, err
+		}
+		expectations = &Digest{Path: "sifu.expect.yaml", SHA256: Sum(expectRaw)}
+		for _, e := range ex.Entries {
+			deviations = append(deviations, Deviation{ID: e.Entry, Reason: e.Reason, Link: e.Link})
+		}
+	}
+	d, err := Build(plan.Catalogue, src, run, raw, deviations, expectations, at)
+	if err != nil {
+		return nil, err
+	}
+	return d, Write(dir, d, plan.Catalogue)
 }

@@ -109,7 +109,7 @@ func exchange(resolved Step, out Outcome, err error, elapsed time.Duration) Exch
 	ex := Exchange{Source: resolved.Source, Op: resolved.Op, Agent: resolved.Agent, Name: resolved.Name,
 		Key: resolved.Key, Params: resolved.Params, Elapsed: elapsed}
 	if err != nil {
-		ex.Error = err.Error()
+		ex.Error, ex.ErrorKind = err.Error(), errorKind(err)
 	} else {
 		o := out
 		ex.Outcome = &o
@@ -190,20 +190,36 @@ func (in *interp) parallel(ctx context.Context, step Step) error {
 	outs := make([]Outcome, len(resolved))
 	errs := make([]error, len(resolved))
 	exchanges := make([]Exchange, len(resolved))
-	var wg sync.WaitGroup
-	start := make(chan struct{}) // released together, to make the requests race
-	for i, r := range resolved {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			t0 := time.Now()
+	if _, replaying := in.exec.(*replayer); replaying {
+		// A replay answers from a transcript in the order it was recorded.
+		for i, r := range resolved {
 			outs[i], errs[i] = in.exec.Execute(ctx, r)
-			exchanges[i] = exchange(r, outs[i], errs[i], time.Since(t0))
-		}()
+			exchanges[i] = exchange(r, outs[i], errs[i], 0)
+		}
+	} else {
+		var wg sync.WaitGroup
+		start := make(chan struct{}) // released together, to make the requests race
+		for i, r := range resolved {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				// A panic in the adapter is that sub-step's harness error,
+				// not the end of the run.
+				defer func() {
+					if p := recover(); p != nil {
+						errs[i] = &AdapterError{Step: r.Source, Err: fmt.Errorf("the adapter panicked: %v", p)}
+						exchanges[i] = exchange(r, Outcome{}, errs[i], 0)
+					}
+				}()
+				<-start
+				t0 := time.Now()
+				outs[i], errs[i] = in.exec.Execute(ctx, r)
+				exchanges[i] = exchange(r, outs[i], errs[i], time.Since(t0))
+			}()
+		}
+		close(start)
+		wg.Wait()
 	}
-	close(start)
-	wg.Wait()
 	in.transcript = append(in.transcript, exchanges...)
 	for _, err := range errs {
 		if err != nil {

@@ -37,7 +37,10 @@ type Step struct {
 	Source string `json:"source"`
 	// Text is the step as its author wrote it (Gherkin text or a generated line).
 	Text string `json:"text,omitempty"`
-	Op   Op     `json:"op"`
+	// Keyword is the Gherkin keyword of the step's line ("Given ", "And "…);
+	// empty for vector steps.
+	Keyword string `json:"keyword,omitempty"`
+	Op      Op     `json:"op"`
 	// Agent is the alias of the acting agent, local to the check.
 	Agent string `json:"agent,omitempty"`
 	// Name is the action, view or control.
@@ -133,5 +136,9 @@ type Exchange struct {
 	Params  map[string]any `json:"params,omitempty"`
 	Outcome *Outcome       `json:"outcome,omitempty"`
 	Error   string         `json:"error,omitempty"`
-	Elapsed time.Duration  `json:"elapsed_ns"`
+	// ErrorKind says what Error was, so that a verdict can be judged again
+	// from the transcript alone: "unsupported", "timeout", "adapter",
+	// "violation", or "error" (anything else, which fails the check).
+	ErrorKind string        `json:"error_kind,omitempty"`
+	Elapsed   time.Duration `json:"elapsed_ns"`
 }

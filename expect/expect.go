@@ -12,6 +12,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 
 	"go.yaml.in/yaml/v3"
 
@@ -53,6 +54,8 @@ func Load(path string) (*File, []byte, error) {
 			return nil, nil, fmt.Errorf("%s: expected_failures[%d] has no id (a rule ID or a check ID)", path, i)
 		case e.Reason == "":
 			return nil, nil, fmt.Errorf("%s: expected_failures[%d] (%s) has no reason; every exclusion says why", path, i, e.ID)
+		case strings.HasPrefix(strings.TrimSpace(e.Reason), "TODO"):
+			return nil, nil, fmt.Errorf("%s: expected_failures[%d] (%s) still has the TODO reason `sifu expect update` wrote; replace it with why the failure is expected", path, i, e.ID)
 		case seen[e.ID]:
 			return nil, nil, fmt.Errorf("%s: expected_failures[%d] (%s) appears twice", path, i, e.ID)
 		}

@@ -83,3 +83,15 @@ func TestUpdateKeepsReasons(t *testing.T) {
 		t.Fatalf("%+v", f)
 	}
 }
+
+// TestTodoReasonIsRefused: the TODO reason that `expect update` writes for
+// a new entry is not a reason: loading the file fails until it is replaced.
+func TestTodoReasonIsRefused(t *testing.T) {
+	raw, err := Marshal(Update(run(), nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := load(t, string(raw)); err == nil || !strings.Contains(err.Error(), "TODO") {
+		t.Fatalf("a file with a TODO reason loaded: %v", err)
+	}
+}

@@ -76,15 +76,18 @@ func (r *Run) Reproducible(at time.Time) {
 
 // Run is the outcome of one `sifu run`.
 type Run struct {
-	Harness      Harness         `json:"harness"`
-	Suite        string          `json:"suite"`
-	Spec         string          `json:"spec"`
-	Target       Target          `json:"target"`
-	Conditions   *Conditions     `json:"conditions,omitempty"`
-	Profiles     []string        `json:"profiles"`
-	Selection    Selection       `json:"selection"`
-	StartedAt    string          `json:"started_at"`
-	DurationMS   int64           `json:"duration_ms"`
+	Harness    Harness     `json:"harness"`
+	Suite      string      `json:"suite"`
+	Spec       string      `json:"spec"`
+	Target     Target      `json:"target"`
+	Conditions *Conditions `json:"conditions,omitempty"`
+	Profiles   []string    `json:"profiles"`
+	Selection  Selection   `json:"selection"`
+	StartedAt  string      `json:"started_at"`
+	DurationMS int64       `json:"duration_ms"`
+	// Interrupted is set when the run was stopped (Ctrl-C) before every
+	// selected check had a verdict: its tests are only those that ended.
+	Interrupted  bool            `json:"interrupted,omitempty"`
 	Summary      Summary         `json:"summary"`
 	Tests        []Test          `json:"tests"`
 	Transcript   *TranscriptFile `json:"transcript,omitempty"`
@@ -97,6 +100,19 @@ type Selection struct {
 	Tags   string   `json:"tags,omitempty"`
 	Rules  []string `json:"rules,omitempty"`
 	Checks []string `json:"checks,omitempty"` // check ID patterns (--check)
+	// Shard is "i/n" when the run is one shard of n (--shard); a merged
+	// run has none.
+	Shard string `json:"shard,omitempty"`
+	// Rerun is set when the run repeated only the checks that had not
+	// passed in an earlier results file (--rerun-failed).
+	Rerun string `json:"rerun,omitempty"`
+}
+
+// Filtered reports whether the selection narrowed the run by tags, rules
+// or check patterns, so that rules no check evidenced are left out of its
+// rule verdicts rather than reported not evidenced.
+func (s Selection) Filtered() bool {
+	return s.Tags != "" || len(s.Rules) > 0 || len(s.Checks) > 0
 }
 
 // Summary counts tests by status.

@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/sifu-dev/sifu/engine"
 )
@@ -34,13 +35,16 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 	return &r, nil
 }
 
+// The JUnit XML written here keeps to the elements and attributes of the
+// widely used strict schema (Jenkins' junit-10.xsd, which GitLab, GitHub
+// reporters and Azure also read): no attributes outside it, a classname per
+// check file, and a timestamp.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
 	Errors   int          `xml:"errors,attr"`
-	Skipped  int          `xml:"skipped,attr"`
 	Time     string       `xml:"time,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
@@ -52,6 +56,7 @@ type junitSuite struct {
 	Errors     int             `xml:"errors,attr"`
 	Skipped    int             `xml:"skipped,attr"`
 	Time       string          `xml:"time,attr"`
+	Timestamp  string          `xml:"timestamp,attr,omitempty"`
 	Properties []junitProperty `xml:"properties>property,omitempty"`
 	Cases      []junitCase     `xml:"testcase"`
 }
@@ -64,12 +69,17 @@ type junitProperty struct {
 type junitCase struct {
 	Name      string        `xml:"name,attr"`
 	Classname string        `xml:"classname,attr"`
-	File      string        `xml:"file,attr,omitempty"`
 	Time      string        `xml:"time,attr"`
-	Failure   *junitMessage `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
 	Error     *junitMessage `xml:"error,omitempty"`
-	Skipped   *junitMessage `xml:"skipped,omitempty"`
+	Failure   *junitMessage `xml:"failure,omitempty"`
 	SystemOut string        `xml:"system-out,omitempty"`
+}
+
+// junitSkipped carries no type: the schema gives <skipped> a message only.
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+	Text    string `xml:",chardata"`
 }
 
 type junitMessage struct {
@@ -78,38 +88,61 @@ type junitMessage struct {
 	Text    string `xml:",chardata"`
 }
 
-// WriteJUnit writes the run as JUnit XML. Failures and warnings are
-// <failure>; timeouts and harness errors are <error>; not_applicable and
-// untestable are <skipped> with their status named, never errors.
+// WriteJUnit writes the run as JUnit XML, so that a CI reading it goes red
+// exactly when sifu exits non-zero: failures are <failure>; timeouts,
+// harness errors and untestable checks (which fail the run) are <error>;
+// warnings (a SHOULD that did not hold), not_applicable checks and failures
+// the expectations file expects are <skipped> with the reason; every stale
+// expectations entry is a failing case of its own.
 func WriteJUnit(w io.Writer, r *Run) error {
 	suite := junitSuite{
-		Name: "sifu." + r.Suite,
-		Time: seconds(r.DurationMS),
+		Name:      "sifu." + r.Suite,
+		Time:      seconds(r.DurationMS),
+		Timestamp: junitTimestamp(r.StartedAt),
 		Properties: []junitProperty{
 			{"spec", r.Spec}, {"target", r.Target.Name}, {"profiles", strings.Join(r.Profiles, ",")},
 			{"harness", r.Harness.Name + " " + r.Harness.Version},
 		},
 	}
+	if r.Conditions != nil {
+		suite.Properties = append(suite.Properties, junitProperty{"conditions", r.Conditions.String()})
+	}
 	for _, t := range r.Tests {
-		c := junitCase{Name: t.ID, Classname: "sifu." + r.Suite + "." + t.Kind, File: t.Source, Time: seconds(t.DurationMS),
-			SystemOut: "rules: " + strings.Join(t.Rules, " ")}
+		c := junitCase{Name: t.ID, Classname: junitClass(r.Suite, t.Source), Time: seconds(t.DurationMS),
+			SystemOut: "source: " + t.Source + "\nrules: " + strings.Join(t.Rules, " ")}
 		msg := &junitMessage{Message: string(t.Status) + ": " + firstLine(t.Message), Type: string(t.Status), Text: t.Message}
-		switch t.Status {
-		case engine.Fail, engine.Warn:
+		switch {
+		case t.Status == engine.Pass:
+		case t.Expected != nil:
+			c.Skipped = &junitSkipped{Message: fmt.Sprintf("expected %s (%s): %s", t.Status, t.Expected.Entry, t.Expected.Reason), Text: t.Message}
+			suite.Skipped++
+		case t.Status == engine.Fail:
 			c.Failure = msg
 			suite.Failures++
-		case engine.Timeout, engine.HarnessError:
+		case t.Status == engine.Timeout, t.Status == engine.HarnessError, t.Status == engine.Untestable:
 			c.Error = msg
 			suite.Errors++
-		case engine.NotApplicable, engine.Untestable:
-			c.Skipped = msg
+		case t.Status == engine.Warn:
+			c.Skipped = &junitSkipped{Message: "warn (a SHOULD that did not hold): " + firstLine(t.Message), Text: t.Message}
+			suite.Skipped++
+		default: // not_applicable
+			c.Skipped = &junitSkipped{Message: msg.Message, Text: t.Message}
 			suite.Skipped++
 		}
 		suite.Tests++
 		suite.Cases = append(suite.Cases, c)
 	}
+	if ex := r.Expectations; ex != nil {
+		for _, e := range ex.Stale {
+			suite.Cases = append(suite.Cases, junitCase{Name: "expectations/" + e.Entry, Classname: "sifu." + r.Suite + ".expectations", Time: seconds(0),
+				Failure: &junitMessage{Message: "stale expectation: the checks of " + e.Entry + " pass now; remove the entry from " + ex.File,
+					Type: "stale", Text: e.Reason}})
+			suite.Tests++
+			suite.Failures++
+		}
+	}
 	doc := junitSuites{Name: "sifu", Tests: suite.Tests, Failures: suite.Failures, Errors: suite.Errors,
-		Skipped: suite.Skipped, Time: suite.Time, Suites: []junitSuite{suite}}
+		Time: suite.Time, Suites: []junitSuite{suite}}
 	if _, err := io.WriteString(w, xml.Header); err != nil {
 		return err
 	}
@@ -120,6 +153,27 @@ func WriteJUnit(w io.Writer, r *Run) error {
 	}
 	_, err := io.WriteString(w, "\n")
 	return err
+}
+
+// junitClass groups checks by the file they come from:
+// "features/kungfu/agents.feature:11" is sifu.kungfu.agents.
+func junitClass(suite, source string) string {
+	file, _, _ := strings.Cut(source, "#")
+	file, _ = splitSource(file)
+	stem := strings.TrimSuffix(filepath.Base(file), filepath.Ext(file))
+	if stem == "" || stem == "." {
+		return "sifu." + suite
+	}
+	return "sifu." + suite + "." + stem
+}
+
+// junitTimestamp is the run's start in the schema's form: no zone (UTC).
+func junitTimestamp(startedAt string) string {
+	at, err := time.Parse(time.RFC3339, startedAt)
+	if err != nil {
+		return ""
+	}
+	return at.UTC().Format("2006-01-02T15:04:05")
 }
 
 func seconds(ms int64) string { return fmt.Sprintf("%.3f", float64(ms)/1000) }
@@ -184,7 +238,7 @@ var secretKeys = regexp.MustCompile(`"(secret|credential|token|password|api_key)
 
 // Redact blanks the values of secret-bearing keys in a JSON document.
 func Redact(raw []byte) []byte {
-	return secretKeys.ReplaceAll(raw, []byte(`"$1":"[redacted]"`))
+	return secretKeys.ReplaceAll(raw, []byte(`"$1":"`+engine.Redacted+`"`))
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

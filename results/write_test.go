@@ -5,6 +5,7 @@ import (
 	"encoding/xml"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -26,8 +27,106 @@ func TestJUnitStatuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := doc.Suites[0]
-	if s.Tests != 7 || s.Failures != 2 || s.Errors != 2 || s.Skipped != 2 {
+	// Only what fails the run is red: fail is a failure; untestable,
+	// timeout and harness_error are errors; warn and not_applicable skip.
+	if s.Tests != 7 || s.Failures != 1 || s.Errors != 3 || s.Skipped != 2 {
 		t.Fatalf("tests=%d failures=%d errors=%d skipped=%d", s.Tests, s.Failures, s.Errors, s.Skipped)
+	}
+}
+
+// TestJUnitExpectedFailuresAreSkipped: a failure the expectations file
+// expects is <skipped> with its entry and reason (the run exits 0, so the
+// CI must stay green); a stale entry is a failing case of its own.
+func TestJUnitExpectedFailuresAreSkipped(t *testing.T) {
+	run := &Run{Suite: "kcp", StartedAt: "2026-12-01T10:00:00Z", Tests: []Test{
+		{ID: "kcp/a/x", Source: "vectors/kcp/a.json#/checks/0", Status: engine.Fail, Message: "boom",
+			Expected: &Expected{Entry: "KCP-1", Reason: "upstream bug 12"}},
+		{ID: "kcp/b/y", Source: "features/kcp/b.feature:3", Status: engine.Pass},
+	}, Summary: Summary{Fail: 1, Pass: 1, ExpectedFail: 1, Stale: 1},
+		Expectations: &Expectations{File: "sifu.expect.yaml", Stale: []Expected{{Entry: "KCP-2", Reason: "fixed since"}}}}
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Suites[0]
+	if s.Failures != 1 || s.Skipped != 1 || s.Tests != 3 {
+		t.Fatalf("tests=%d failures=%d skipped=%d:\n%s", s.Tests, s.Failures, s.Skipped, b.String())
+	}
+	x := s.Cases[0]
+	if x.Failure != nil || x.Skipped == nil || !strings.Contains(x.Skipped.Message, "KCP-1") || !strings.Contains(x.Skipped.Message, "upstream bug 12") {
+		t.Errorf("the expected failure is not skipped with its reason: %+v", x)
+	}
+	stale := s.Cases[2]
+	if stale.Failure == nil || !strings.Contains(stale.Name, "KCP-2") {
+		t.Errorf("the stale entry is not a failure: %+v", stale)
+	}
+	if s.Cases[0].Classname != "sifu.kcp.a" || s.Cases[1].Classname != "sifu.kcp.b" {
+		t.Errorf("classnames %q %q, want one per check file", s.Cases[0].Classname, s.Cases[1].Classname)
+	}
+	if s.Timestamp != "2026-12-01T10:00:00" {
+		t.Errorf("timestamp %q", s.Timestamp)
+	}
+}
+
+// junitSchema is the shape of the strict JUnit schema CI tools validate
+// against (Jenkins' junit-10.xsd): the attributes and children each
+// element may have.
+var junitSchema = map[string]struct{ attrs, children []string }{
+	"testsuites": {[]string{"name", "time", "tests", "failures", "disabled", "errors"}, []string{"testsuite"}},
+	"testsuite": {[]string{"name", "tests", "failures", "errors", "time", "disabled", "skipped", "timestamp", "hostname", "id", "package"},
+		[]string{"properties", "testcase", "system-out", "system-err"}},
+	"properties": {nil, []string{"property"}},
+	"property":   {[]string{"name", "value"}, nil},
+	"testcase":   {[]string{"name", "assertions", "time", "classname", "status"}, []string{"skipped", "error", "failure", "system-out", "system-err"}},
+	"skipped":    {[]string{"message"}, nil},
+	"error":      {[]string{"message", "type"}, nil},
+	"failure":    {[]string{"message", "type"}, nil},
+	"system-out": {nil, nil},
+}
+
+// TestJUnitKeepsToTheStrictSchema walks every element of a report with
+// every status and checks it against junitSchema.
+func TestJUnitKeepsToTheStrictSchema(t *testing.T) {
+	run := &Run{Suite: "kungfu", StartedAt: "2026-12-01T10:00:00Z", Conditions: &Conditions{Mutant: "m"}, Tests: []Test{
+		{ID: "p", Source: "f.feature:1", Status: engine.Pass}, {ID: "f", Source: "v.json#/checks/1", Status: engine.Fail, Message: "boom\nmore"},
+		{ID: "w", Status: engine.Warn}, {ID: "u", Status: engine.Untestable}, {ID: "n", Status: engine.NotApplicable},
+		{ID: "t", Status: engine.Timeout}, {ID: "h", Status: engine.HarnessError},
+		{ID: "e", Status: engine.Fail, Expected: &Expected{Entry: "e", Reason: "r"}},
+	}, Expectations: &Expectations{Stale: []Expected{{Entry: "s", Reason: "r"}}}}
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(&b)
+	var stack []string
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			name := el.Name.Local
+			shape, known := junitSchema[name]
+			if !known {
+				t.Errorf("element <%s> is not in the schema", name)
+			}
+			if len(stack) > 0 && !slices.Contains(junitSchema[stack[len(stack)-1]].children, name) {
+				t.Errorf("<%s> may not hold <%s>", stack[len(stack)-1], name)
+			}
+			for _, a := range el.Attr {
+				if !slices.Contains(shape.attrs, a.Name.Local) {
+					t.Errorf("<%s> may not carry %s=%q", name, a.Name.Local, a.Value)
+				}
+			}
+			stack = append(stack, name)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
 	}
 }
 

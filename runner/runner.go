@@ -200,7 +200,10 @@ type Config struct {
 	Timeout     time.Duration // per check; zero means 30s
 	Concurrency int           // zero means GOMAXPROCS
 	Progress    io.Writer     // one line per finished check; nil for silence
-	Harness     results.Harness
+	// Ended, when set, is called after each check with how many checks of
+	// the run have ended (a terminal's progress line).
+	Ended   func(done, total int)
+	Harness results.Harness
 	// Conditions, when set, is recorded in the run: what the harness
 	// changed about the target (a planted fault, injected faults).
 	Conditions *results.Conditions
@@ -209,8 +212,10 @@ type Config struct {
 	// of Count; the split depends on check IDs only, so it is the same on
 	// every machine.
 	Shard Shard
-	// Only, when set, keeps only the checks with these IDs (a rerun).
-	Only []string
+	// Only, when set, keeps only the checks with these IDs (a rerun), and
+	// Rerun names the results file they come from.
+	Only  []string
+	Rerun string
 	// Checks, when set, keeps only the checks whose ID matches one of these
 	// patterns, where * stands for any run of characters (slashes
 	// included) and ? for one character.
@@ -219,6 +224,28 @@ type Config struct {
 	// fresh executor, to expose checks whose outcome varies.
 	Repeat int
 }
+
+// checkTimeout is the time limit of one check, and of the target's hello.
+func (cfg Config) checkTimeout() time.Duration {
+	if cfg.Timeout <= 0 {
+		return 30 * time.Second
+	}
+	return cfg.Timeout
+}
+
+// UnreachableError is a target that could not be reached, started or asked
+// who it is, before any check ran: nothing about the implementation's
+// conformance follows from it, so the CLI exits 2 with one message.
+type UnreachableError struct {
+	Target string
+	Err    error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("target %s could not be reached or started, so no check ran: %v", e.Target, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
 
 // Selected is a check chosen for a run, with the verdict it gets without
 // running when it cannot apply.
@@ -346,7 +373,7 @@ func (p *Plan) Fold(run *results.Run) error {
 		run.Summary.Add(t.Status)
 	}
 	sel := run.Selection
-	run.Rules = p.ruleVerdicts(run.Tests, sc, sel.Tags != "" || len(sel.Rules) > 0, sel.Rules)
+	run.Rules = p.ruleVerdicts(run.Tests, sc, sel.Filtered(), sel.Rules)
 	return nil
 }
 
@@ -379,9 +406,17 @@ type Chosen struct {
 // asks for (profiles, tags, rules, check patterns, shard, rerun), without
 // running any.
 func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
-	desc, err := cfg.Target.Describe(ctx)
+	// The hello is bounded like any check: a target that never answers it
+	// must not hang the run.
+	limit := cfg.checkTimeout()
+	dctx, cancel := context.WithTimeout(ctx, limit)
+	desc, err := cfg.Target.Describe(dctx)
+	cancel()
 	if err != nil {
-		return nil, fmt.Errorf("target %s did not describe itself: %w", cfg.TargetName, err)
+		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return nil, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer within %s (--timeout): %w", limit, err)}
+		}
+		return nil, &UnreachableError{Target: cfg.TargetName, Err: err}
 	}
 	desc.Name = cfg.TargetName
 	profiles := cfg.Profiles
@@ -413,16 +448,15 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		return nil, err
 	}
 	desc, profiles, selected, scope := chosen.Target, chosen.Profiles, chosen.Checks, chosen.Scope
-	timeout := cfg.Timeout
-	if timeout <= 0 {
-		timeout = 30 * time.Second
-	}
+	timeout := cfg.checkTimeout()
 	workers := cfg.Concurrency
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	tests := make([]results.Test, len(selected))
+	ran := make([]bool, len(selected))
 	var mu sync.Mutex
+	ended := 0
 	runAll := func(indices []int, workers int) {
 		var wg sync.WaitGroup
 		jobs := make(chan int)
@@ -431,13 +465,23 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 			go func() {
 				defer wg.Done()
 				for i := range jobs {
-					t := p.runRepeated(ctx, cfg.Target, selected[i], timeout, cfg.Repeat)
-					tests[i] = t
-					if cfg.Progress != nil {
-						mu.Lock()
-						fmt.Fprintf(cfg.Progress, "%-14s %s\n", t.Status, t.ID)
-						mu.Unlock()
+					if ctx.Err() != nil {
+						continue // interrupted: the checks not started are left out
 					}
+					t := p.runRepeated(ctx, cfg.Target, selected[i], timeout, cfg.Repeat)
+					if ctx.Err() != nil && t.Status != engine.Pass && t.Status != engine.NotApplicable && t.Status != engine.Untestable {
+						t.Status, t.Message = engine.HarnessError, "interrupted before a verdict: "+t.Message
+					}
+					tests[i], ran[i] = t, true
+					mu.Lock()
+					ended++
+					if cfg.Progress != nil {
+						fmt.Fprintf(cfg.Progress, "%-14s %s\n", t.Status, t.ID)
+					}
+					if cfg.Ended != nil {
+						cfg.Ended(ended, len(selected))
+					}
+					mu.Unlock()
 				}
 			}()
 		}
@@ -460,23 +504,34 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	}
 	runAll(together, workers)
 	runAll(alone, 1)
+	interrupted := ctx.Err() != nil
+	if interrupted {
+		var done []results.Test
+		for i, t := range tests {
+			if ran[i] {
+				done = append(done, t)
+			}
+		}
+		tests = done
+	}
 
 	run := &results.Run{
-		Harness:    cfg.Harness,
-		Suite:      p.Suite.Name,
-		Spec:       p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
-		Target:     desc,
-		Conditions: cfg.Conditions,
-		Profiles:   profiles,
-		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks},
-		StartedAt:  started.UTC().Format(time.RFC3339),
-		DurationMS: now().Sub(started).Milliseconds(),
-		Tests:      tests,
+		Harness:     cfg.Harness,
+		Suite:       p.Suite.Name,
+		Spec:        p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
+		Target:      desc,
+		Conditions:  cfg.Conditions,
+		Profiles:    profiles,
+		Selection:   results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks, Shard: cfg.Shard.String(), Rerun: cfg.Rerun},
+		StartedAt:   started.UTC().Format(time.RFC3339),
+		DurationMS:  now().Sub(started).Milliseconds(),
+		Tests:       tests,
+		Interrupted: interrupted,
 	}
 	for _, t := range tests {
 		run.Summary.Add(t.Status)
 	}
-	run.Rules = p.ruleVerdicts(tests, scope, cfg.Tags != "" || len(cfg.Rules) > 0 || len(cfg.Checks) > 0, cfg.Rules)
+	run.Rules = p.ruleVerdicts(tests, scope, run.Selection.Filtered(), cfg.Rules)
 	return run, nil
 }
 
@@ -549,6 +604,14 @@ func ParseShard(s string) (Shard, error) {
 		return Shard{}, usagef("--shard %q: write i/n with 1 ≤ i ≤ n, e.g. 2/4", s)
 	}
 	return sh, nil
+}
+
+// String is "i/n", or "" for the whole run.
+func (sh Shard) String() string {
+	if sh.Count <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("%d/%d", sh.Index, sh.Count)
 }
 
 // Holds reports whether a check belongs to the shard.

@@ -3,7 +3,7 @@ package runner
 import "testing"
 
 func TestMatchTags(t *testing.T) {
-	tags := []string{"scenario", "replay", "KF-L3-02"}
+	tags := []string{"scenario", "replay", "KF-L3-02", "a b", "x(y)"}
 	for expr, want := range map[string]bool{
 		"":                     true,
 		"@replay":              true,
@@ -12,13 +12,34 @@ func TestMatchTags(t *testing.T) {
 		"@replay && ~@slow":    true,
 		"@replay && @KF-L3-03": false,
 		"@KF-L3-02":            true,
+		// Cucumber's tag expressions.
+		"not @replay":                              false,
+		"@replay and not @slow":                    true,
+		"@slow or @replay":                         true,
+		"(@slow or @replay) and @KF-L3-03":         false,
+		"not (@slow or @fast)":                     true,
+		"not not @replay":                          true,
+		"@scenario and (@replay or @x) and not @y": true,
+		`@a\ b`:                             true,
+		`@x\(y\)`:                           true,
+		"@slow or not @replay or @KF-L3-02": true,
 	} {
 		if got := MatchTags(expr, tags); got != want {
 			t.Errorf("%q: got %v", expr, got)
 		}
 	}
-	if ValidTagExpr("replay") == "" || ValidTagExpr("@a && ~@b,@c") != "" {
-		t.Error("tag expression validation")
+	if MatchTags("@slow or @replay and @KF-L3-03", tags) {
+		t.Error("and must bind tighter than or")
+	}
+	for _, bad := range []string{"replay", "@a and", "(@a or @b", "@a @b", "@a and ~@b", "or @a", `@a\`, `@a\b`, "@a,,@b", "not", "@a )"} {
+		if ValidTagExpr(bad) == "" {
+			t.Errorf("%q was accepted", bad)
+		}
+	}
+	for _, good := range []string{"@a && ~@b,@c", "@a and not (@b or @c)", `@with\ space`} {
+		if msg := ValidTagExpr(good); msg != "" {
+			t.Errorf("%q: %s", good, msg)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -135,4 +136,29 @@ func readFile(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(raw)
+}
+
+// TestStderrTailIsQuotedWhole: an implementation that writes its last words
+// to stderr and then breaks the protocol or dies is quoted with them,
+// however its stderr and stdout interleave on the way to sifu.
+func TestStderrTailIsQuotedWhole(t *testing.T) {
+	for name, snippet := range map[string]string{
+		"crash":   `echo "fatal: out of memory" >&2; kill -SEGV $$`,
+		"garbage": `echo "fatal: out of memory" >&2; echo 'Traceback (most recent call last):'; sleep 30`,
+		"exit":    `echo "fatal: out of memory" >&2; exit 3`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			for i := 0; i < 10; i++ {
+				p := start(t, helloThen(snippet))
+				if _, err := p.Hello(ctx(t, 10*time.Second)); err != nil {
+					t.Fatalf("hello: %v", err)
+				}
+				_, err := p.Act(ctx(t, 10*time.Second), kungfu.Action{Agent: "a-1", Name: "memory.create", Params: map[string]any{"content": "x"}})
+				if err == nil || !strings.Contains(err.Error(), "fatal: out of memory") {
+					t.Fatalf("round %d: the error does not quote the stderr tail: %v", i, err)
+				}
+			}
+		})
+	}
 }

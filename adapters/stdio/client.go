@@ -11,10 +11,11 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
+	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -115,7 +116,7 @@ func (p *Process) spawn() error {
 	cmd.Env = os.Environ()
 	// Its own process group, so that killing it reaches whatever the shell
 	// started, and no orphan keeps the pipes open.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.Isolate(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return err
@@ -190,9 +191,7 @@ func (r *running) fail(why error) {
 
 // kill ends the process group without warning (SIGKILL).
 func (r *running) kill() {
-	if r.cmd.Process != nil {
-		_ = syscall.Kill(-r.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	proc.Kill(r.cmd)
 }
 
 func excerpt(b []byte) string {
@@ -254,11 +253,23 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 		r.mu.Lock()
 		delete(r.pending, req.ID)
 		r.mu.Unlock()
-		return Answer{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), r.stderr.String())
+		if tail := r.stderr.String(); tail != "" {
+			return Answer{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), tail)
+		}
+		return Answer{}, fmt.Errorf("no answer to %s: %w", req.Op, ctx.Err())
 	}
 }
 
+// failure is the harness error of a request the process will not answer.
+// It quotes the stderr tail once the process has ended and its stderr is
+// drained (the process is being killed by then), so the message holds what
+// the implementation said last; a process that lingers is quoted as it is
+// after a moment.
 func (r *running) failure(req Request, why error) error {
+	select {
+	case <-r.done:
+	case <-time.After(2 * time.Second):
+	}
 	return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("%w; stderr tail: %q", why, r.stderr.String())}
 }
 

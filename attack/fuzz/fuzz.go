@@ -75,6 +75,8 @@ type Config struct {
 	Steps int    // average steps per case (default 30)
 	// ShrinkTime bounds the minimisation of a divergence (default 30s).
 	ShrinkTime time.Duration
+	// Progress, when set, is called as each case starts.
+	Progress func()
 }
 
 // Result is what a fuzz run found.
@@ -135,6 +137,9 @@ func Run(cfg Config, prop Property) (Result, error) {
 	t := &recorder{name: "sifu-fuzz"}
 	rapid.Check(t, func(rt *rapid.T) {
 		runs.Add(1)
+		if cfg.Progress != nil {
+			cfg.Progress()
+		}
 		prop(rt, &Probe{t: rt, run: st})
 	})
 	res.Runs, res.Steps, res.Log = int(runs.Load()), int(st.steps.Load()), t.logs

@@ -68,7 +68,9 @@ func (r Report) Survivors() []string {
 // concurrency), then the prober, which may find what the checks miss. The
 // checks first pass against the unmutated reference: a suite that fails
 // there proves nothing about mutants.
-func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutants []Mutant, cfg runner.Config, probe Prober) (Report, error) {
+// done, when set, is called after each mutant with how many of them are
+// done (a terminal's progress line).
+func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutants []Mutant, cfg runner.Config, probe Prober, done func(n, total int)) (Report, error) {
 	if len(mutants) == 0 {
 		return Report{}, &runner.UsageError{Msg: fmt.Sprintf("suite %s has no mutants to test", plan.Suite.Name)}
 	}
@@ -115,6 +117,9 @@ func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutant
 			r.Killed++
 		}
 		r.Outcomes = append(r.Outcomes, o)
+		if done != nil {
+			done(len(r.Outcomes), len(mutants))
+		}
 	}
 	return r, ctx.Err()
 }

@@ -1,16 +1,21 @@
 package main
 
 import (
+	"bytes"
 	"errors"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/sifu-dev/sifu/declaration"
 	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/runner"
 )
 
 // brokenRun runs `sifu run` with args against a broken target and checks
@@ -69,6 +74,50 @@ func brokenRun(t *testing.T, wantTimeout bool, args ...string) {
 
 const fullHello = `{"implementation":"broken","version":"1","spec":"Kungfu Protocol 1.0-rc1","profiles":["memory"],"controls":["provision","deactivate","clock","restart"]}`
 
+// answersPreflight answers the one agent sifu provisions before any check, so
+// that a target broken after it reaches the checks (see
+// TestTargetBrokenFromTheStartIsAUsageError for one that is not).
+func answersPreflight(r *http.Request) bool {
+	if r.URL.Path != "/kungfu/v1/control" {
+		return false
+	}
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return bytes.Contains(body, []byte(`"sifu-preflight"`))
+}
+
+// stdioPreflight answers the preflight provision (request 2) of a stdio run.
+const stdioPreflight = `read line; echo '{"id":2,"ok":true,"result":{"agent":"a-0"}}'; `
+
+// TestTargetBrokenFromTheStartIsAUsageError: a target that answers its
+// hello but breaks on the first control ends the run before any check with
+// exit 2 and one message, never as verdicts against the implementation.
+func TestTargetBrokenFromTheStartIsAUsageError(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/kungfu/v1/hello" {
+			_, _ = w.Write([]byte(fullHello))
+			return
+		}
+		_, _ = w.Write([]byte("<html>upstream unavailable</html>"))
+	}))
+	defer srv.Close()
+	out := t.TempDir()
+	for _, args := range [][]string{
+		{"run", "-q", "--suite", "kungfu", "--out", out, "--target", "http", "--url", srv.URL, "--timeout", "2s"},
+		{"run", "-q", "--suite", "kungfu", "--out", out, "--target", "stdio", "--timeout", "300ms", "--cmd",
+			`read line; echo '{"id":1,"ok":true,"result":` + fullHello + `}'; read line; kill -SEGV $$`},
+	} {
+		_, err := sifuCLI(t, args...)
+		var ue *runner.UnreachableError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "no check ran") {
+			t.Errorf("sifu %v: %v, want the target reported unreachable", args[5:], err)
+		}
+		if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+			t.Errorf("sifu %v wrote results although no check ran", args[5:])
+		}
+	}
+}
+
 // TestBrokenHTTPTargets: whole runs against HTTP servers that crash, hang,
 // answer garbage, trickle their answer or answer another schema after a
 // good hello.
@@ -105,6 +154,10 @@ func TestBrokenHTTPTargets(t *testing.T) {
 					_, _ = w.Write([]byte(fullHello))
 					return
 				}
+				if answersPreflight(r) {
+					_, _ = w.Write([]byte(`{"ok":true,"result":{"agent":"a-0","credential":"c-0"}}`))
+					return
+				}
 				m.handle(w, r, stop)
 			}))
 			defer srv.Close()
@@ -125,13 +178,13 @@ func TestBrokenStdioTargets(t *testing.T) {
 		"crash":        {`echo "fatal: out of memory" >&2; kill -SEGV $$`, false},
 		"hang":         {`sleep 30`, true},
 		"garbage":      {`echo 'Traceback (most recent call last):'; sleep 30`, false},
-		"slow":         {`sleep 5; echo '{"id":2,"ok":true,"result":{"agent":"a-1"}}'; sleep 30`, true},
-		"other schema": {`echo '{"jsonrpc":"2.0","id":2,"result":{"agent":"a-1"}}'; sleep 30`, false},
+		"slow":         {`sleep 5; echo '{"id":3,"ok":true,"result":{"agent":"a-1"}}'; sleep 30`, true},
+		"other schema": {`echo '{"jsonrpc":"2.0","id":3,"result":{"agent":"a-1"}}'; sleep 30`, false},
 	}
 	for name, m := range modes {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			script := `read line; echo '{"id":1,"ok":true,"result":` + fullHello + `}'; read line; ` + m.snippet
+			script := `read line; echo '{"id":1,"ok":true,"result":` + fullHello + `}'; ` + stdioPreflight + `read line; ` + m.snippet
 			brokenRun(t, m.wantTimeout, "--target", "stdio", "--cmd", script, "--rule", "KF-L3-02", "--timeout", "300ms")
 		})
 	}

@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
 
@@ -18,52 +16,33 @@ func sources(s runner.Suite) declaration.Sources {
 	return declaration.Sources{FS: sifu.Assets, Catalogue: s.Catalogue, Features: s.Features, Vectors: s.Vectors}
 }
 
-// declare writes the run's evidence and its conformance statement into dir.
-// A copy of the expectations file (expectRaw, if any) is kept beside the
-// statement, so that verify can check its hash. The statement is dated at.
-func declare(dir string, plan *runner.Plan, suite runner.Suite, run *results.Run, expectRaw []byte, at time.Time) (*declaration.Declaration, error) {
-	if err := results.WriteDir(dir, run); err != nil {
-		return nil, err
-	}
-	if err := writeCucumber(dir, run, plan); err != nil {
-		return nil, err
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
-	if err != nil {
-		return nil, err
-	}
-	var deviations []declaration.Deviation
-	var expectations *declaration.Digest
-	if ex := run.Expectations; ex != nil {
-		if err := os.WriteFile(filepath.Join(dir, "sifu.expect.yaml"), expectRaw, 0o644); err != nil {
-			return nil, err
-		}
-		expectations = &declaration.Digest{Path: "sifu.expect.yaml", SHA256: declaration.Sum(expectRaw)}
-		for _, e := range ex.Entries {
-			deviations = append(deviations, declaration.Deviation{ID: e.Entry, Reason: e.Reason, Link: e.Link})
-		}
-	}
-	d, err := declaration.Build(plan.Catalogue, sources(suite), run, raw, deviations, expectations, at)
-	if err != nil {
-		return nil, err
-	}
-	return d, declaration.Write(dir, d)
-}
-
 func newVerifyCmd() *cobra.Command {
-	return &cobra.Command{
+	var keyFile string
+	cmd := &cobra.Command{
 		Use:   "verify conformance.json",
-		Short: "Re-check a conformance statement offline against its evidence",
-		Long: `Verify recomputes the SHA-256 of the results and transcript beside the
-declaration and of this harness's suite files, recomputes the profile claims
-from the results, and compares every rule and its evidence. It exits 0 when
-the statement holds, 1 with the reasons when it does not, 2 when the file
-cannot be read as a declaration.`,
+		Short: "Re-check a conformance statement offline: its hashes, every verdict judged again from the transcript, and its signature",
+		Long: `Verify checks a conformance statement without the implementation. It
+recomputes the SHA-256 of the evidence beside the declaration and of this
+harness's suite files; judges every check again from the answers recorded in
+transcript.jsonl, so that every verdict must follow from the transcript;
+applies the expectations file again; folds the rule verdicts and the profile
+claims again; and writes conformance.md again and compares it. With --key it
+also checks conformance.intoto.json, the in-toto attestation ` + "`sifu sign`" + `
+writes, against that public key.
+
+It exits 0 when the statement holds, 1 with the reasons when it does not,
+and 2 when the file cannot be read as a declaration.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d, err := declaration.Read(args[0])
 			if err != nil {
 				return &runner.UsageError{Msg: err.Error()}
+			}
+			var opts declaration.VerifyOptions
+			if keyFile != "" {
+				if opts.PublicKey, err = os.ReadFile(keyFile); err != nil {
+					return &runner.UsageError{Msg: "--key: " + err.Error()}
+				}
 			}
 			entry, err := lookupSuite(d.Suite)
 			if err != nil {
@@ -73,7 +52,7 @@ cannot be read as a declaration.`,
 			if err != nil {
 				return err
 			}
-			problems, err := declaration.Verify(args[0], plan.Catalogue, sources(entry.suite))
+			problems, err := declaration.Verify(cmd.Context(), args[0], plan, sources(entry.suite), opts)
 			if err != nil {
 				return &runner.UsageError{Msg: err.Error()}
 			}
@@ -84,9 +63,83 @@ cannot be read as a declaration.`,
 				}
 				return &failedError{msg: fmt.Sprintf("%s does not hold: %d problem(s)", args[0], len(problems))}
 			}
-			fmt.Fprintf(out, "OK %s: %s %s, profiles claimed %v, %d rules, evidence hashes match\n",
-				args[0], d.Spec.Name, d.Spec.Version, d.Claimed, len(d.Rules))
+			signed := ""
+			if keyFile != "" {
+				signed = ", signature verifies with " + keyFile
+			}
+			fmt.Fprintf(out, "OK %s: %s %s, profiles claimed %v, %d rules; evidence hashes match and every verdict follows from the transcript%s\n",
+				args[0], d.Spec.Name, d.Spec.Version, d.Claimed, len(d.Rules), signed)
 			return nil
 		},
 	}
+	cmd.Flags().StringVar(&keyFile, "key", "", "public key (PEM, ed25519) the statement's attestation must be signed with")
+	return cmd
+}
+
+func newSignCmd() *cobra.Command {
+	var keyFile string
+	cmd := &cobra.Command{
+		Use:   "sign --key private.pem DIR",
+		Short: "Sign the conformance statement in DIR as an in-toto attestation (DSSE, ed25519)",
+		Long: `Sign writes DIR/conformance.intoto.json: a DSSE envelope, signed with the
+ed25519 private key, over an in-toto Statement (https://in-toto.io/Statement/v1)
+whose subjects are the statement's files by SHA-256 and whose predicate
+(` + declaration.PredicateType + `) is conformance.json. ` + "`sifu verify --key public.pem`" + ` checks it.
+Make a key pair with ` + "`sifu keygen`" + ` or ` + "`openssl genpkey -algorithm ed25519`" + `.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if keyFile == "" {
+				return &runner.UsageError{Msg: "sign needs --key, the private key (PEM, ed25519); `sifu keygen` makes one"}
+			}
+			key, err := os.ReadFile(keyFile)
+			if err != nil {
+				return &runner.UsageError{Msg: "--key: " + err.Error()}
+			}
+			if _, err := declaration.Read(filepath.Join(args[0], "conformance.json")); err != nil {
+				return &runner.UsageError{Msg: err.Error()}
+			}
+			id, err := declaration.Sign(cmd.Context(), args[0], key)
+			if err != nil {
+				return &runner.UsageError{Msg: err.Error()}
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "signed %s with key %s\n", filepath.Join(args[0], declaration.AttestationFile), id)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&keyFile, "key", "", "private key (PEM, ed25519)")
+	return cmd
+}
+
+func newKeygenCmd() *cobra.Command {
+	var out string
+	cmd := &cobra.Command{
+		Use:   "keygen --out NAME",
+		Short: "Make an ed25519 key pair for signing statements: NAME.pem (private) and NAME.pub.pem (public)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if out == "" {
+				return &runner.UsageError{Msg: "keygen needs --out NAME, e.g. --out sifu-signing"}
+			}
+			priv, pub, err := declaration.GenerateKey()
+			if err != nil {
+				return err
+			}
+			privPath, pubPath := out+".pem", out+".pub.pem"
+			for _, p := range []string{privPath, pubPath} {
+				if _, err := os.Stat(p); err == nil {
+					return &runner.UsageError{Msg: p + " exists; keygen never overwrites a key"}
+				}
+			}
+			if err := os.WriteFile(privPath, priv, 0o600); err != nil {
+				return err
+			}
+			if err := os.WriteFile(pubPath, pub, 0o644); err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (private: keep it secret) and %s (public: publish it)\n", privPath, pubPath)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&out, "out", "", "path prefix of the two key files")
+	return cmd
 }

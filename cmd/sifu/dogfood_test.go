@@ -45,7 +45,7 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := declaration.Verify(committed, plan.Catalogue, sources(entry.suite))
+			problems, err := declaration.Verify(context.Background(), committed, plan, sources(entry.suite), declaration.VerifyOptions{})
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("the committed declaration does not verify (%v %v); %s", err, problems, regenerate)
 			}
@@ -58,7 +58,7 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			if _, err := declare(dir, plan, entry.suite, run, nil, time.Now()); err != nil {
+			if _, err := declaration.Declare(dir, plan, sources(entry.suite), run, nil, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			now, err := declaration.Read(filepath.Join(dir, "conformance.json"))

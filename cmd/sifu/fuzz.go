@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/internal/progress"
 	"github.com/sifu-dev/sifu/runner"
 )
 
@@ -21,6 +22,8 @@ type fuzzRequest struct {
 	runs       int
 	steps      int
 	shrinkTime time.Duration
+	// progress is called as each case starts (a terminal's progress line).
+	progress func()
 }
 
 type fuzzFlags struct {
@@ -86,7 +89,10 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 	}
 	fmt.Fprintf(out, "fuzz %s against %s: seed %d, %d runs\n", f.suite, f.target, f.seed, f.runs)
 	start := time.Now()
-	res, err := entry.fuzz(ctx, fuzzRequest{target: target, seed: f.seed, runs: f.runs, steps: f.steps, shrinkTime: f.shrinkTime})
+	meter := progress.New(os.Stderr, "fuzz "+f.suite+": cases", f.runs)
+	res, err := entry.fuzz(ctx, fuzzRequest{target: target, seed: f.seed, runs: f.runs, steps: f.steps, shrinkTime: f.shrinkTime,
+		progress: func() { meter.Add(1) }})
+	meter.Done()
 	elapsed := time.Since(start)
 	if err != nil {
 		return fmt.Errorf("fuzz (seed %d): %w", f.seed, err)

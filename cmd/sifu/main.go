@@ -23,6 +23,8 @@ const (
 	exitOK    = 0
 	exitFail  = 1 // a conformance check did not pass
 	exitUsage = 2 // the request or an input file is malformed
+	// exitInterrupted is the shell's code for a command ended by SIGINT.
+	exitInterrupted = 130
 )
 
 // failedError reports a run that completed but did not conform.
@@ -46,6 +48,9 @@ func main() {
 func run(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// The first Ctrl-C ends the run and reports what ended; a second one
+	// kills the process at once.
+	go func() { <-ctx.Done(); stop() }()
 	cmd := newRoot()
 	cmd.SetArgs(args)
 	err := cmd.ExecuteContext(ctx)

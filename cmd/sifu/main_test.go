@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -31,6 +32,10 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"run", "--tags", "@no-such-tag"}, exitUsage},
 		{[]string{"run", "--target", "elsewhere"}, exitUsage},
 		{[]string{"nope"}, exitUsage},
+		{[]string{"run", "--suite", "kungfu", "--profile", ""}, exitUsage},
+		{[]string{"run", "--suite", "kungfu", "--rule", ""}, exitUsage},
+		{[]string{"run", "--suite", "kungfu", "--out", "/proc/no-such-dir/out"}, exitUsage},
+		{[]string{"run", "--suite", "kungfu", "--tags", "@thread and"}, exitUsage},
 		{[]string{"rules"}, exitOK},
 	}
 	for _, c := range cases {
@@ -141,5 +146,55 @@ func TestListPrintsTheSelection(t *testing.T) {
 	var usage *runner.UsageError
 	if !errors.As(err, &usage) {
 		t.Errorf("--list with --out: %v; want a usage error", err)
+	}
+}
+
+// TestVersionNamesTheCommit: --version gives the commit Go recorded in the
+// build, and says when there is none.
+func TestVersionNamesTheCommit(t *testing.T) {
+	info := &debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "0123abcd"}, {Key: "vcs.modified", Value: "true"}}}
+	if got := versionFrom("1.2.3", info); got != "1.2.3 (commit 0123abcd, with uncommitted changes)" {
+		t.Errorf("got %q", got)
+	}
+	if got := versionFrom("1.2.3", nil); !strings.Contains(got, "commit unknown") {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestGateBothWays: the CI gate of docs/ci.md, in-process: a planted bug
+// fails the run (exit 1); an expectations file with a reason for each of
+// its failures passes it (exit 0) and writes junit.xml without a failure;
+// the same file against the fixed implementation fails as stale (exit 1).
+func TestGateBothWays(t *testing.T) {
+	dir := t.TempDir()
+	p := func(parts ...string) string { return filepath.Join(append([]string{dir}, parts...)...) }
+	base := []string{"run", "-q", "--suite", "kungfu", "--profile", "memory"}
+	if code := run(append(base, "--mutant", "existence-leak", "--out", p("out"))); code != exitFail {
+		t.Fatalf("the planted bug: exit %d, want %d", code, exitFail)
+	}
+	if code := run([]string{"expect", "update", p("out", "results.json"), "--file", p("sifu.expect.yaml")}); code != exitOK {
+		t.Fatalf("expect update: exit %d", code)
+	}
+	if code := run(append(base, "--mutant", "existence-leak", "--expect", p("sifu.expect.yaml"))); code != exitUsage {
+		t.Fatalf("TODO reasons: exit %d, want %d", code, exitUsage)
+	}
+	raw, _ := os.ReadFile(p("sifu.expect.yaml"))
+	var lines []string
+	for _, l := range strings.Split(string(raw), "\n") {
+		if strings.Contains(l, "reason:") {
+			l = "    reason: private memories answer forbidden (planted)"
+		}
+		lines = append(lines, l)
+	}
+	os.WriteFile(p("sifu.expect.yaml"), []byte(strings.Join(lines, "\n")), 0o644)
+	if code := run(append(base, "--mutant", "existence-leak", "--expect", p("sifu.expect.yaml"), "--out", p("gated"))); code != exitOK {
+		t.Fatalf("expected failures: exit %d, want %d", code, exitOK)
+	}
+	junit, _ := os.ReadFile(p("gated", "junit.xml"))
+	if strings.Contains(string(junit), "<failure") || !strings.Contains(string(junit), "<skipped") {
+		t.Errorf("junit.xml of a passing gate has failures or no skipped expected failures")
+	}
+	if code := run(append(base, "--expect", p("sifu.expect.yaml"))); code != exitFail {
+		t.Fatalf("stale expectations: exit %d, want %d", code, exitFail)
 	}
 }

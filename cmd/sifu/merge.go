@@ -1,19 +1,12 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
@@ -50,7 +43,7 @@ func newMergeCmd() *cobra.Command {
 			if err := plan.Fold(merged); err != nil {
 				return err
 			}
-			d, err := declare(out, plan, entry.suite, merged, nil, at)
+			d, err := declaration.Declare(out, plan, sources(entry.suite), merged, nil, at)
 			if err != nil {
 				return err
 			}
@@ -66,86 +59,19 @@ func newMergeCmd() *cobra.Command {
 	return cmd
 }
 
-// mergeRuns reads shard results, checks that they belong together, and
-// joins their tests with their transcript exchanges.
+// mergeRuns reads the results of shards with their transcripts and
+// merges them (results.Merge).
 func mergeRuns(paths []string) (*results.Run, error) {
-	var merged *results.Run
-	seen := map[string]string{}
+	var runs []*results.Run
 	for _, p := range paths {
 		run, _, err := declaration.ReadResults(p)
 		if err != nil {
 			return nil, err
 		}
-		if c := run.Conditions; c != nil {
-			return nil, fmt.Errorf("%s: the run was made with %s; a declaration needs a plain run, so such shards are not merged", p, c)
-		}
-		if err := loadTranscript(p, run); err != nil {
+		if err := results.LoadTranscript(p, run); err != nil {
 			return nil, err
 		}
-		tests := run.Tests
-		if merged == nil {
-			merged = run
-			merged.Tests = nil
-		} else {
-			for field, same := range map[string]bool{
-				"/suite":           run.Suite == merged.Suite,
-				"/harness/version": run.Harness.Version == merged.Harness.Version,
-				"/target/name":     run.Target.Name == merged.Target.Name,
-				"/profiles":        slices.Equal(run.Profiles, merged.Profiles),
-			} {
-				if !same {
-					return nil, fmt.Errorf("%s: %s differs from the first file's; only shards of one run can be merged", p, field)
-				}
-			}
-			merged.DurationMS = max(merged.DurationMS, run.DurationMS)
-		}
-		for _, t := range tests {
-			if prev, dup := seen[t.ID]; dup {
-				return nil, fmt.Errorf("%s: check %s is also in %s; shards must not overlap", p, t.ID, prev)
-			}
-			seen[t.ID] = p
-			merged.Tests = append(merged.Tests, t)
-		}
+		runs = append(runs, run)
 	}
-	merged.Transcript, merged.Expectations = nil, nil
-	return merged, nil
-}
-
-// loadTranscript reads the exchanges of each test back from the
-// transcript.jsonl beside a results file.
-func loadTranscript(resultsPath string, run *results.Run) error {
-	if run.Transcript == nil {
-		return nil
-	}
-	path := filepath.Join(filepath.Dir(resultsPath), run.Transcript.File)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if declaration.Sum(raw) != run.Transcript.SHA256 {
-		return fmt.Errorf("%s does not match /transcript/sha256 of %s", path, resultsPath)
-	}
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		lines = append(lines, append([]byte(nil), sc.Bytes()...))
-	}
-	for i := range run.Tests {
-		t := &run.Tests[i]
-		if t.Lines == nil {
-			continue
-		}
-		if t.Lines.From < 1 || t.Lines.To > len(lines) || t.Lines.From > t.Lines.To {
-			return fmt.Errorf("%s: /tests/%d/transcript lines %d–%d are outside %s", resultsPath, i, t.Lines.From, t.Lines.To, path)
-		}
-		for _, l := range lines[t.Lines.From-1 : t.Lines.To] {
-			var ex engine.Exchange
-			if err := json.Unmarshal(l, &ex); err != nil {
-				return fmt.Errorf("%s: %w", path, err)
-			}
-			t.Transcript = append(t.Transcript, ex)
-		}
-	}
-	return nil
+	return results.Merge(paths, runs)
 }

@@ -30,6 +30,35 @@ func harness() results.Harness {
 	return h
 }
 
+// versionLine is what --version prints: the version and, from the build
+// information Go records, the commit it was built from and whether the
+// tree had changes.
+func versionLine() string {
+	info, _ := debug.ReadBuildInfo()
+	return versionFrom(version, info)
+}
+
+func versionFrom(v string, info *debug.BuildInfo) string {
+	commit, modified := "", false
+	if info != nil {
+		for _, s := range info.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				commit = s.Value
+			case "vcs.modified":
+				modified = s.Value == "true"
+			}
+		}
+	}
+	switch {
+	case commit == "":
+		return v + " (commit unknown: built without version control information, as go run and -buildvcs=false build)"
+	case modified:
+		return v + " (commit " + commit + ", with uncommitted changes)"
+	}
+	return v + " (commit " + commit + ")"
+}
+
 // suiteEntry is one suite the CLI can run, with the targets it knows and
 // the suite's own commands. A target is built from the run's flags (for
 // example the URL of a server). Each suite registers itself from its own
@@ -72,12 +101,12 @@ func newRoot() *cobra.Command {
 		Short:         "sifu checks implementations of agent-work protocols for conformance",
 		SilenceUsage:  true,
 		SilenceErrors: true,
-		Version:       version,
+		Version:       versionLine(),
 	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &runner.UsageError{Msg: fmt.Sprintf("%v; see `%s --help`", err, c.CommandPath())}
 	})
-	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd(), newSelftestCmd(), newFuzzCmd(), newRaceCmd())
+	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newSignCmd(), newReportCmd(), newKeygenCmd(), newDiffCmd(), newExpectCmd(), newMergeCmd(), newSelftestCmd(), newFuzzCmd(), newRaceCmd())
 	for _, name := range slices.Sorted(maps.Keys(registry)) {
 		for _, c := range registry[name].commands {
 			root.AddCommand(c())

@@ -20,6 +20,7 @@ import (
 	"github.com/sifu-dev/sifu/declaration"
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/expect"
+	"github.com/sifu-dev/sifu/internal/progress"
 	"github.com/sifu-dev/sifu/results"
 	"github.com/sifu-dev/sifu/runner"
 )
@@ -32,6 +33,7 @@ type runFlags struct {
 	rules       []string
 	out         string
 	declare     string
+	signKey     string
 	expect      string
 	shard       string
 	vectors     string
@@ -70,7 +72,14 @@ allowed), 1 when any check failed, timed out, was untestable or broke the
 harness, 2 when the request or an input file is malformed or nothing was
 selected.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runSuite(cmd.Context(), cmd.OutOrStdout(), f) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			for _, name := range []string{"profile", "rule"} {
+				if err := noEmptyValue(cmd, name); err != nil {
+					return err
+				}
+			}
+			return runSuite(cmd.Context(), cmd.OutOrStdout(), f)
+		},
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.suite, "suite", "all", `suite to run, or "all" for every suite against its bundled reference`)
@@ -84,6 +93,7 @@ selected.`,
 	fl.StringVar(&f.rerun, "rerun-failed", "", "run only the checks that did not pass in this results.json")
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
 	fl.StringVar(&f.declare, "declare", "", "directory for a conformance statement (conformance.json, conformance.md) with its evidence")
+	fl.StringVar(&f.signKey, "sign-key", "", "with --declare: sign the statement with this ed25519 private key (PEM), as sifu sign does")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
@@ -140,8 +150,26 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if f.timeout <= 0 {
 		return &runner.UsageError{Msg: "--timeout must be positive, e.g. 30s"}
 	}
+	if f.signKey != "" && f.declare == "" {
+		return &runner.UsageError{Msg: "--sign-key signs a statement: add --declare DIR"}
+	}
+	if f.rerun != "" && f.declare != "" {
+		return &runner.UsageError{Msg: "--declare needs the evidence of every selected check, and --rerun-failed runs only those that failed before: run the whole selection to declare"}
+	}
+	var signKey []byte
+	if f.signKey != "" {
+		var err error
+		if signKey, err = os.ReadFile(f.signKey); err != nil {
+			return &runner.UsageError{Msg: "--sign-key: " + err.Error()}
+		}
+	}
 	if f.list && (f.out != "" || f.declare != "") {
 		return &runner.UsageError{Msg: "--list runs nothing, so there is nothing to write: drop --out and --declare, or --list"}
+	}
+	for flag, dir := range map[string]string{"--out": f.out, "--declare": f.declare} {
+		if err := writableDir(flag, dir); err != nil {
+			return err
+		}
 	}
 	at, reproducible, err := sourceDateEpoch()
 	if err != nil {
@@ -186,12 +214,23 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 			return nil
 		}
 	}
-	cfg := runner.Config{Shard: shard, Only: only,
+	cfg := runner.Config{Shard: shard, Only: only, Rerun: f.rerun,
 		Target: target, TargetName: f.target, Profiles: f.profiles, Tags: f.tags, Rules: f.rules,
 		Timeout: f.timeout, Concurrency: f.concurrency, Harness: harness(), Conditions: runConditions(f), Repeat: f.repeat, Checks: f.checks,
 	}
 	if !f.quiet {
 		cfg.Progress = stdout
+	} else {
+		var meter *progress.Meter // on a terminal only; made once the total is known
+		cfg.Ended = func(done, total int) {
+			if done == 1 {
+				meter = progress.New(os.Stderr, "suite "+f.suite+": checks", total)
+			}
+			meter.Add(1)
+			if done == total {
+				meter.Done()
+			}
+		}
 	}
 	if f.list {
 		chosen, err := plan.Choose(ctx, cfg)
@@ -229,21 +268,31 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		if err := results.WriteDir(f.out, run); err != nil {
 			return err
 		}
-		if err := writeCucumber(f.out, run, plan); err != nil {
+		if err := results.WriteCucumberFile(f.out, run, plan.Checks); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "wrote results.json, junit.xml, cucumber.json and transcript.jsonl in %s\n", f.out)
 	}
+	if run.Interrupted {
+		return &exitError{code: exitInterrupted, msg: fmt.Sprintf("sifu: interrupted: %d check(s) ended before the run was stopped; nothing was declared, and results.json (if written) is marked interrupted", len(run.Tests))}
+	}
 	if f.declare != "" {
-		d, err := declare(f.declare, plan, entry.suite, run, expectRaw, at)
+		d, err := declaration.Declare(f.declare, plan, sources(entry.suite), run, expectRaw, at)
 		if err != nil {
 			return err
 		}
-		statement := "complete"
 		if d.Partial {
-			statement = fmt.Sprintf("partial, %d unmet rule(s)", len(d.Unmet))
+			fmt.Fprintf(stdout, "declared a partial statement (%d unmet rule(s); profiles claimed: %v) in %s/conformance.md\n", len(d.Unmet), d.Claimed, f.declare)
+		} else {
+			fmt.Fprintf(stdout, "declared complete conformance (profiles claimed: %v) in %s/conformance.md\n", d.Claimed, f.declare)
 		}
-		fmt.Fprintf(stdout, "declared %s conformance (profiles claimed: %v) in %s/conformance.md\n", statement, d.Claimed, f.declare)
+		if signKey != nil {
+			id, err := declaration.Sign(ctx, f.declare, signKey)
+			if err != nil {
+				return &runner.UsageError{Msg: "--sign-key: " + err.Error()}
+			}
+			fmt.Fprintf(stdout, "signed %s/%s with key %s\n", f.declare, declaration.AttestationFile, id)
+		}
 	}
 	if run.Summary.Failed() {
 		return &failedError{msg: fmt.Sprintf("%s does not conform: %s", f.target, summaryLine(run.Summary))}
@@ -362,7 +411,9 @@ func printSummary(w io.Writer, run *results.Run) {
 			fmt.Fprintf(w, "  STALE %s: its checks pass now; remove the entry\n", e.Entry)
 		}
 	}
-	if run.Summary.Failed() {
+	if run.Interrupted {
+		fmt.Fprintln(w, "result: INTERRUPTED (Ctrl-C): only the checks that ended are reported")
+	} else if run.Summary.Failed() {
 		fmt.Fprintln(w, "result: FAIL")
 	} else {
 		fmt.Fprintln(w, "result: PASS")
@@ -379,14 +430,34 @@ func countLine(m map[string]int, order ...string) string {
 	return strings.Join(parts, ", ")
 }
 
-func writeCucumber(dir string, run *results.Run, plan *runner.Plan) error {
-	f, err := os.Create(filepath.Join(dir, "cucumber.json"))
+// writableDir makes dir (when set) and checks that files can be written in
+// it, so that a bad --out or --declare is a usage error before the run and
+// not after it.
+func writableDir(flag, dir string) error {
+	if dir == "" {
+		return nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return &runner.UsageError{Msg: fmt.Sprintf("%s %s: %v", flag, dir, err)}
+	}
+	f, err := os.CreateTemp(dir, ".sifu-probe-*")
 	if err != nil {
-		return err
+		return &runner.UsageError{Msg: fmt.Sprintf("%s %s: cannot write there: %v", flag, dir, err)}
 	}
-	if err := results.WriteCucumber(f, run, plan.Checks); err != nil {
-		f.Close()
-		return err
+	f.Close()
+	return os.Remove(f.Name())
+}
+
+// noEmptyValue refuses a list flag given an empty value (--profile ”),
+// which would otherwise quietly mean "no constraint".
+func noEmptyValue(cmd *cobra.Command, name string) error {
+	fl := cmd.Flags().Lookup(name)
+	if fl == nil || !fl.Changed {
+		return nil
 	}
-	return f.Close()
+	vals, _ := cmd.Flags().GetStringSlice(name)
+	if len(vals) == 0 || slices.Contains(vals, "") {
+		return &runner.UsageError{Msg: fmt.Sprintf("--%s was given an empty value; name one, or leave the flag out", name)}
+	}
+	return nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 	"testing/fstest"
@@ -16,6 +17,7 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/attack/selftest"
 	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/progress"
 	"github.com/sifu-dev/sifu/runner"
 )
 
@@ -122,7 +124,9 @@ func runSelftest(ctx context.Context, out io.Writer, f selftestFlags) error {
 			}
 			mutants = kept
 		}
-		r, err := selftest.Run(ctx, plan, reference, mutants, cfg, probe)
+		meter := progress.New(os.Stderr, "selftest "+name+": mutants", len(mutants))
+		r, err := selftest.Run(ctx, plan, reference, mutants, cfg, probe, func(int, int) { meter.Add(1) })
+		meter.Done()
 		if err != nil {
 			return err
 		}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"time"
 
@@ -22,7 +23,7 @@ import (
 )
 
 func newServeCmd() *cobra.Command {
-	var addr, db, tokenFile string
+	var addr, db, tokenFile, fault string
 	var overStdio bool
 	cmd := &cobra.Command{
 		Use:   "serve kungfu",
@@ -31,7 +32,9 @@ func newServeCmd() *cobra.Command {
 docs/binding.md. Facts go to an embedded SQLite database (--db, default
 kungfu.db) and are on disk before a success is answered; --db :memory: keeps
 them in memory. With --control-token-file, control requests must present
-that token.`,
+that token. --fault plants one of the reference's known bugs (the names
+sifu selftest --suite kungfu lists), to see a run, a CI gate or an
+expectations file catch a real failure.`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] != "kungfu" {
 				return &runner.UsageError{Msg: "serve takes one suite name; only `sifu serve kungfu` exists today"}
@@ -39,18 +42,26 @@ that token.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), cmd, addr, db, tokenFile, overStdio)
+			return serve(cmd.Context(), cmd, addr, db, tokenFile, fault, overStdio)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&db, "db", "kungfu.db", "SQLite database file, or :memory:")
 	cmd.Flags().StringVar(&tokenFile, "control-token-file", "", "file holding the token control requests must present")
 	cmd.Flags().BoolVar(&overStdio, "stdio", false, "speak the binding on standard input and output instead of HTTP")
+	cmd.Flags().StringVar(&fault, "fault", "", "plant this known bug in the reference (a name sifu selftest --suite kungfu lists)")
 	return cmd
 }
 
-func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile string, overStdio bool) error {
+func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault string, overStdio bool) error {
 	opts := httpwire.ServerOptions{}
+	var refOpts []ref.Option
+	if fault != "" {
+		if !slices.Contains(ref.Faults, ref.Fault(fault)) {
+			return &runner.UsageError{Msg: fmt.Sprintf("--fault %q is not a planted fault of the Kungfu reference; `sifu selftest --suite kungfu` lists them", fault)}
+		}
+		refOpts = append(refOpts, ref.WithFaults(ref.Fault(fault)))
+	}
 	if tokenFile != "" {
 		raw, err := os.ReadFile(tokenFile)
 		if err != nil {
@@ -58,7 +69,6 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile string, 
 		}
 		opts.ControlToken = strings.TrimSpace(string(raw))
 	}
-	var refOpts []ref.Option
 	if db == ":memory:" {
 		opts.CredentialKey = make([]byte, 32)
 		_, _ = rand.Read(opts.CredentialKey)
@@ -87,7 +97,11 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile string, 
 		return &runner.UsageError{Msg: fmt.Sprintf("--addr %s: %v", addr, err)}
 	}
 	srv := &http.Server{Handler: httpwire.NewHandler(target, opts), ReadHeaderTimeout: 10 * time.Second}
-	fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s)\n", ln.Addr(), db)
+	planted := ""
+	if fault != "" {
+		planted = ", with the planted fault " + fault
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s%s)\n", ln.Addr(), db, planted)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {

@@ -21,5 +21,5 @@ func acpFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
 		return fuzz.Result{}, fmt.Errorf("the acp fuzzer cannot drive a %T", req.target)
 	}
 	prop := acpfuzz.Property(ctx, acpfuzz.Config{Target: rt.New, Oracle: acpOracle, Name: fmt.Sprintf("fuzz-acp-%d", req.seed)})
-	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, prop)
+	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime, Progress: req.progress}, prop)
 }

@@ -75,5 +75,5 @@ func kcpFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
 		return fuzz.Result{}, err
 	}
 	cfg := kcpfuzz.Config{Target: target, Oracle: inproc.KCP{}, Seeds: kcpfuzz.Seeds(plan.Checks), Name: fmt.Sprintf("fuzz-kcp-%d", req.seed)}
-	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, kcpfuzz.Property(ctx, cfg))
+	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime, Progress: req.progress}, kcpfuzz.Property(ctx, cfg))
 }

@@ -65,5 +65,5 @@ func kungfuFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
 		return t, func() {}, err
 	}
 	prop := kungfufuzz.Property(ctx, kungfufuzz.Config{Target: rt.New, Oracle: oracle, Shared: rt.IsShared})
-	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, prop)
+	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime, Progress: req.progress}, prop)
 }

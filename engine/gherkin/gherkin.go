@@ -33,9 +33,10 @@ var RuleTag = regexp.MustCompile(`^[A-Z][A-Z0-9]*(-[A-Za-z0-9.]+)+$`)
 
 // Builder collects the steps of the scenario being compiled.
 type Builder struct {
-	steps  []engine.Step
-	source string
-	text   string
+	steps   []engine.Step
+	source  string
+	text    string
+	keyword string
 }
 
 type builderKey struct{}
@@ -55,6 +56,7 @@ func (b *Builder) Add(s engine.Step) {
 	if s.Text == "" {
 		s.Text = b.text
 	}
+	s.Keyword = b.keyword
 	b.steps = append(b.steps, s)
 }
 
@@ -73,12 +75,15 @@ func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check
 	if err != nil {
 		return nil, fmt.Errorf("feature file: %w", err)
 	}
-	lines, err := nodeLines(file, raw)
+	// A byte order mark is how some editors start UTF-8; Gherkin's lexer
+	// takes it for text.
+	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+	lines, keywords, err := nodeLines(file, raw)
 	if err != nil {
 		return nil, err
 	}
 	stem := strings.TrimSuffix(path.Base(file), path.Ext(file))
-	c := &compiler{file: file, prefix: suite + "/" + stem + "/", lines: lines, ids: map[string]int{}}
+	c := &compiler{file: file, prefix: suite + "/" + stem + "/", lines: lines, keywords: keywords, ids: map[string]int{}, told: map[string]bool{}}
 	status := godog.TestSuite{
 		Name: file,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
@@ -103,6 +108,9 @@ func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check
 	if status != 0 {
 		return nil, fmt.Errorf("%s: godog could not compile the feature (status %d)", file, status)
 	}
+	if len(c.checks) == 0 {
+		return nil, fmt.Errorf("%s: no scenario in it, so it would check nothing; add a Scenario or remove the file", file)
+	}
 	return c.checks, nil
 }
 
@@ -110,6 +118,8 @@ type compiler struct {
 	file     string
 	prefix   string
 	lines    map[string]int64
+	keywords map[string]string // step node id → its keyword
+	told     map[string]bool   // steps whose problem is already reported
 	ids      map[string]int
 	checks   []engine.Check
 	problems []string
@@ -142,11 +152,21 @@ func (c *compiler) beforeStep(ctx context.Context, st *godog.Step) (context.Cont
 	b := From(ctx)
 	b.source = fmt.Sprintf("%s:%d", c.file, c.stepLine(st.AstNodeIds))
 	b.text = st.Text
+	b.keyword = ""
+	if len(st.AstNodeIds) > 0 {
+		b.keyword = c.keywords[st.AstNodeIds[0]]
+	}
 	return ctx, nil
 }
 
 func (c *compiler) afterStep(ctx context.Context, st *godog.Step, status godog.StepResultStatus, err error) (context.Context, error) {
 	where := fmt.Sprintf("%s:%d", c.file, c.stepLine(st.AstNodeIds))
+	if c.told[where] {
+		return ctx, nil // an outline's rows, or a background, repeat the step: told once
+	}
+	if status == godog.StepUndefined || status == godog.StepAmbiguous || err != nil {
+		c.told[where] = true
+	}
 	switch {
 	case status == godog.StepUndefined:
 		c.problems = append(c.problems, fmt.Sprintf("%s: no step definition matches %q; see docs/steps.md for the step vocabulary", where, st.Text))
@@ -201,17 +221,18 @@ func Slug(name string) string {
 }
 
 // nodeLines parses the feature exactly as godog does (same id generator) and
-// maps every AST node id to its line.
-func nodeLines(file string, raw []byte) (map[string]int64, error) {
+// maps every AST node id to its line, and every step's id to its keyword.
+func nodeLines(file string, raw []byte) (map[string]int64, map[string]string, error) {
 	newID := (&messages.Incrementing{}).NewId
 	doc, err := gherkinparser.ParseGherkinDocument(bytes.NewReader(raw), newID)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %v", file, err)
+		return nil, nil, fmt.Errorf("%s: %v", file, err)
 	}
-	lines := map[string]int64{}
+	lines, keywords := map[string]int64{}, map[string]string{}
 	addSteps := func(steps []*messages.Step) {
 		for _, s := range steps {
 			lines[s.Id] = s.Location.Line
+			keywords[s.Id] = s.Keyword
 		}
 	}
 	addScenario := func(s *messages.Scenario) {
@@ -224,7 +245,7 @@ func nodeLines(file string, raw []byte) (map[string]int64, error) {
 		}
 	}
 	if doc.Feature == nil {
-		return lines, nil
+		return lines, keywords, nil
 	}
 	for _, child := range doc.Feature.Children {
 		switch {
@@ -243,5 +264,5 @@ func nodeLines(file string, raw []byte) (map[string]int64, error) {
 			}
 		}
 	}
-	return lines, nil
+	return lines, keywords, nil
 }

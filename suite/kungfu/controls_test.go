@@ -2,6 +2,8 @@ package kungfu_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sifu-dev/sifu"
@@ -117,6 +119,80 @@ func TestChecksNeedTheProfilesTheyUse(t *testing.T) {
 	for _, r := range run.Rules {
 		if r.ID == "KF-5-14" && r.Status != "not_applicable" {
 			t.Errorf("KF-5-14 is observed through thread pins; against a Memory-only target it is %s", r.Status)
+		}
+	}
+}
+
+// lockedControls refuses every control, as a server does to a harness that
+// lacks its control token.
+type lockedControls struct{ kungfu.Target }
+
+func (lockedControls) Control(context.Context, kungfu.Control) (kungfu.Response, error) {
+	return kungfu.Response{Rejection: &kungfu.Rejection{Reason: "unauthenticated", NextStep: "stop", Message: "control token needed"}}, nil
+}
+
+// TestRefusedControlPlaneStopsTheRunBeforeAnyCheck: a target whose hello
+// offers provision but refuses it ends the run before any check, as an
+// unreachable target whose message names the control token, instead of
+// a harness error in every check.
+func TestRefusedControlPlaneStopsTheRunBeforeAnyCheck(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu()
+		return lockedControls{Target: k}, func() {}, err
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "http"})
+	var ue *runner.UnreachableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("got run %v, error %v; want an UnreachableError", run != nil, err)
+	}
+	for _, want := range []string{"unauthenticated", "control token needed", "--control-token-file"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the message does not say %q: %v", want, err)
+		}
+	}
+}
+
+// cancelAfter cancels a context once n checks have ended.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	if c.n--; c.n == 0 {
+		c.cancel()
+	}
+	return len(p), nil
+}
+
+// TestInterruptedRunIsMarked: a run whose context ends part way (Ctrl-C)
+// is marked interrupted and reports only the checks that ended, none of
+// them a verdict decided by the interruption.
+func TestInterruptedRunIsMarked(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu()
+		return k, func() {}, err
+	}}
+	run, err := plan.Run(ctx, runner.Config{Target: target, TargetName: "inproc", Concurrency: 1, Progress: &cancelAfter{n: 5, cancel: cancel}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !run.Interrupted || len(run.Tests) == 0 || len(run.Tests) >= len(plan.Checks) {
+		t.Fatalf("interrupted=%v, %d of %d checks reported", run.Interrupted, len(run.Tests), len(plan.Checks))
+	}
+	for _, tc := range run.Tests {
+		if tc.Status == engine.Fail || tc.Status == engine.Timeout {
+			t.Errorf("%s: %s after the interruption: %s", tc.ID, tc.Status, tc.Message)
 		}
 	}
 }

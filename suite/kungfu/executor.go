@@ -80,7 +80,7 @@ func (e *Executor) control(ctx context.Context, step engine.Step) (engine.Outcom
 	out, err := e.outcome(step, resp, err)
 	if err != nil || !out.OK {
 		if err == nil {
-			err = &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("control %q was refused: %+v", step.Name, resp.Rejection)}
+			err = &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("control %q was refused: %s", step.Name, resp.Rejection)}
 		}
 		return out, err
 	}

@@ -2,6 +2,7 @@ package kungfu
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -90,6 +91,9 @@ func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
 	if err != nil {
 		return results.Target{}, err
 	}
+	if err := preflight(ctx, t, h); err != nil {
+		return results.Target{}, err
+	}
 	return results.Target{Implementation: h.Implementation, Version: h.Version, Commit: h.Commit,
 		Spec: h.Spec, Profiles: h.Profiles, Controls: h.Controls}, nil
 }
@@ -106,4 +110,26 @@ func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), e
 		return nil, nil, err
 	}
 	return NewExecutor(t, h), release, nil
+}
+
+// preflight provisions one agent when the target offers the control, so that
+// a control plane sifu cannot use (a missing or wrong control token, say) is
+// found once, before any check, instead of as every check's harness error.
+// The agent it leaves is like any check's: no check sees another's agents.
+func preflight(ctx context.Context, t Target, h Hello) error {
+	if !h.Supports(ControlProvision) {
+		return nil
+	}
+	resp, err := t.Control(ctx, Control{Name: ControlProvision, Params: map[string]any{"name": "sifu-preflight"}})
+	if err != nil {
+		return fmt.Errorf("provision an agent before the checks: %w", err)
+	}
+	if !resp.OK {
+		hint := ""
+		if resp.Rejection != nil && resp.Rejection.Reason == "unauthenticated" {
+			hint = "; give sifu the control token (--control-token-file F, or $SIFU_CONTROL_TOKEN)"
+		}
+		return fmt.Errorf("the hello offers the provision control, but provisioning an agent was refused: %s%s", resp.Rejection, hint)
+	}
+	return nil
 }

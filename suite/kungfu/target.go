@@ -86,6 +86,18 @@ type Rejection struct {
 	Message  string `json:"message,omitempty"`
 }
 
+// String is the rejection for people: reason, message and next step.
+func (r *Rejection) String() string {
+	if r == nil {
+		return "no rejection given"
+	}
+	s := r.Reason
+	if r.Message != "" {
+		s += ": " + r.Message
+	}
+	return s + " (next step " + r.NextStep + ")"
+}
+
 // NextSteps is the spec's closed set of next steps (§8).
 var NextSteps = []string{"respond", "deliver", "judge", "revise", "retry", "wait", "done", "stop"}
 

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -26,12 +27,19 @@ type Store struct {
 // Open opens (creating if needed) the database at path and takes an
 // exclusive lock on it: a second process opening the same file is refused.
 func Open(path string) (*Store, error) {
+	if err := inspect(path); err != nil {
+		return nil, err
+	}
 	dsn := "file:" + path + "?_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(0)&_pragma=locking_mode(EXCLUSIVE)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open database %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one connection keeps the exclusive lock for the process
+	if err := claim(db, path); err != nil {
+		db.Close()
+		return nil, err
+	}
 	if _, err := db.Exec(`CREATE TABLE IF NOT EXISTS facts (seq INTEGER PRIMARY KEY, body TEXT NOT NULL);
 		CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB NOT NULL)`); err != nil {
 		db.Close()
@@ -43,6 +51,61 @@ func Open(path string) (*Store, error) {
 		return nil, describe(path, err)
 	}
 	return &Store{db: db, path: path}, nil
+}
+
+// applicationID marks a SQLite file as sifu's ("sifu" in ASCII), in the
+// header field SQLite keeps for the purpose (PRAGMA application_id).
+const applicationID = 0x73696675
+
+// inspect makes sure an existing file is sifu's before anything is written
+// to it, reading it without changing a byte: a marked database, or an
+// unmarked one holding only sifu's tables (made before the mark), is
+// sifu's; any other database belongs to another application and is
+// refused. A missing or empty file is new.
+func inspect(path string) error {
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		return nil
+	}
+	db, err := sql.Open("sqlite", "file:"+path+"?mode=ro")
+	if err != nil {
+		return describe(path, err)
+	}
+	defer db.Close()
+	var id int64
+	if err := db.QueryRow(`PRAGMA application_id`).Scan(&id); err != nil {
+		return describe(path, err)
+	}
+	if id == applicationID {
+		return nil
+	}
+	rows, err := db.Query(`SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name`)
+	if err != nil {
+		return describe(path, err)
+	}
+	defer rows.Close()
+	var tables []string
+	ours := id == 0
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return describe(path, err)
+		}
+		tables = append(tables, name)
+		ours = ours && (name == "facts" || name == "meta")
+	}
+	if !ours {
+		return fmt.Errorf("%s is a SQLite database of another application (application_id %d, tables %s), not sifu's; it was left untouched: choose another --db",
+			path, id, strings.Join(tables, ", "))
+	}
+	return nil
+}
+
+// claim marks the database as sifu's.
+func claim(db *sql.DB, path string) error {
+	if _, err := db.Exec(fmt.Sprintf(`PRAGMA application_id = %d`, applicationID)); err != nil {
+		return describe(path, err)
+	}
+	return nil
 }
 
 func describe(path string, err error) error {

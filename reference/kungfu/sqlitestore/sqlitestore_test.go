@@ -1,6 +1,7 @@
 package sqlitestore
 
 import (
+	"database/sql"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,4 +67,36 @@ func TestNotADatabase(t *testing.T) {
 	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), path) {
 		t.Fatalf("junk file: %v", err)
 	}
+}
+
+// TestAnotherApplicationsDatabaseIsRefused: a SQLite file of another
+// application is refused and left as it was; sifu's own, reopened, is
+// taken.
+func TestAnotherApplicationsDatabaseIsRefused(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "app.db")
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO users VALUES (1, 'ada')`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	before, _ := os.ReadFile(path)
+	if _, err := Open(path); err == nil || !strings.Contains(err.Error(), "another application") || !strings.Contains(err.Error(), "users") {
+		t.Fatalf("another application's database: %v", err)
+	}
+	if after, _ := os.ReadFile(path); string(after) != string(before) {
+		t.Fatal("the refused database was changed")
+	}
+	own := filepath.Join(t.TempDir(), "kungfu.db")
+	s, err := Open(own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if s, err = Open(own); err != nil {
+		t.Fatalf("sifu's own database, reopened: %v", err)
+	}
+	s.Close()
 }

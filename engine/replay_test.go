@@ -1,0 +1,131 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+)
+
+// recordingExec answers every act with ok and the params it was given, and
+// fails the step named "boom" as the implementation breaking a rule.
+type recordingExec struct{}
+
+func (recordingExec) Execute(_ context.Context, s Step) (Outcome, error) {
+	if s.Name == "boom" {
+		return Outcome{}, &Violation{Rule: "R-1", Msg: "answer without a reason"}
+	}
+	return Outcome{OK: true, Result: map[string]any{"n": s.Params["n"], "secret": "s3"}}, nil
+}
+
+func replayCheck() Check {
+	return Check{ID: "c", Steps: []Step{
+		{Source: "a", Op: OpAct, Agent: "x", Name: "make", Params: map[string]any{"n": 1, "token": "t0k"},
+			Capture: map[string]string{"n": "/result/n"}},
+		{Source: "b", Op: OpParallel, Steps: []Step{
+			{Source: "b1", Op: OpAct, Agent: "x", Name: "make", Params: map[string]any{"n": "${n}"}},
+			{Source: "b2", Op: OpAct, Agent: "y", Name: "make", Params: map[string]any{"n": 2}},
+		}, Expect: &Expect{Match: []Match{{Pointer: "/result/ok_count", Matcher: 2}}}},
+		{Source: "c", Op: OpRead, Agent: "x", Name: "look", Expect: &Expect{Outcome: "ok", Match: []Match{{Pointer: "/result/n", Matcher: nil}}}},
+	}}
+}
+
+// redact blanks secrets as the transcript writer does.
+func redact(tr []Exchange) []Exchange {
+	out := make([]Exchange, len(tr))
+	for i, ex := range tr {
+		ex.Params, _ = Normalize(ex.Params).(map[string]any)
+		if _, ok := ex.Params["token"]; ok {
+			ex.Params["token"] = Redacted
+		}
+		if ex.Outcome != nil {
+			o := *ex.Outcome
+			o.Result = Normalize(o.Result)
+			o.Result.(map[string]any)["secret"] = Redacted
+			ex.Outcome = &o
+		}
+		out[i] = ex
+	}
+	return out
+}
+
+// TestReplayRejudgesTheRecordedAnswers: a recorded transcript replays to
+// the verdict it was recorded with; an answer changed so that it no longer
+// satisfies the check fails the replay at that exchange; a request that is
+// not the check's is a mismatch naming its index.
+func TestReplayRejudgesTheRecordedAnswers(t *testing.T) {
+	check := replayCheck()
+	v := Run(context.Background(), check, recordingExec{})
+	if v.Status != Pass {
+		t.Fatalf("recording: %s %s", v.Status, v.Message)
+	}
+	tr := redact(v.Transcript)
+	got, err := Replay(context.Background(), check, tr)
+	if err != nil || got.Verdict.Status != Pass || got.Used != 4 {
+		t.Fatalf("replay of the recorded answers: %+v %v", got, err)
+	}
+
+	forged := redact(v.Transcript)
+	forged[3].Outcome = &Outcome{OK: true, Result: map[string]any{"n": 7}}
+	got, err = Replay(context.Background(), check, forged)
+	if err != nil || got.Verdict.Status != Fail || got.Used != 4 || got.Verdict.Step != "c" {
+		t.Fatalf("a forged answer replays as %+v %v, want a failure at its step", got, err)
+	}
+
+	other := redact(v.Transcript)
+	other[2].Params = map[string]any{"n": 3}
+	_, err = Replay(context.Background(), check, other)
+	var mm *MismatchError
+	if !errors.As(err, &mm) || mm.Index != 2 || !strings.Contains(mm.Msg, "params") {
+		t.Fatalf("another request: %v", err)
+	}
+	if _, err := Replay(context.Background(), check, tr[:2]); !errors.As(err, &mm) || mm.Index != 2 {
+		t.Fatalf("a truncated transcript: %v", err)
+	}
+	if _, err := Replay(context.Background(), check, append(tr, tr[0])); !errors.As(err, &mm) {
+		t.Fatalf("a passing check with more exchanges recorded: %v", err)
+	}
+}
+
+// TestReplayKeepsErrorKinds: a violation, a timeout and an adapter error
+// replay to fail, timeout and harness_error.
+func TestReplayKeepsErrorKinds(t *testing.T) {
+	check := Check{ID: "v", Steps: []Step{{Source: "s", Op: OpAct, Agent: "x", Name: "boom"}}}
+	v := Run(context.Background(), check, recordingExec{})
+	if v.Status != Fail || v.Transcript[0].ErrorKind != "violation" {
+		t.Fatalf("recording: %+v", v)
+	}
+	for kind, want := range map[string]Status{"violation": Fail, "timeout": Timeout, "adapter": HarnessError, "unsupported": Untestable, "error": Fail} {
+		tr := []Exchange{v.Transcript[0]}
+		tr[0].ErrorKind = kind
+		got, err := Replay(context.Background(), check, tr)
+		if err != nil || got.Verdict.Status != want {
+			t.Errorf("%s: %+v %v, want %s", kind, got.Verdict, err, want)
+		}
+	}
+	got, _ := Replay(context.Background(), check, v.Transcript)
+	if got.Verdict.Message != v.Message {
+		t.Errorf("the replayed message %q differs from the recorded %q", got.Verdict.Message, v.Message)
+	}
+}
+
+// panicExec panics on the second sub-step of an at-once step.
+type panicExec struct{}
+
+func (panicExec) Execute(_ context.Context, s Step) (Outcome, error) {
+	if s.Source == "p2" {
+		panic("adapter bug")
+	}
+	return Outcome{OK: true}, nil
+}
+
+// TestParallelPanicIsAHarnessError: a panic in one goroutine of an at-once
+// step ends the check as a harness error instead of killing the process.
+func TestParallelPanicIsAHarnessError(t *testing.T) {
+	check := Check{ID: "p", Steps: []Step{{Source: "p", Op: OpParallel, Steps: []Step{
+		{Source: "p1", Op: OpAct, Agent: "x", Name: "a"}, {Source: "p2", Op: OpAct, Agent: "x", Name: "a"}}}}}
+	v := Run(context.Background(), check, panicExec{})
+	if v.Status != HarnessError || !strings.Contains(v.Message, "adapter bug") {
+		t.Fatalf("got %+v", v)
+	}
+}

@@ -1,0 +1,59 @@
+package results
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+)
+
+// LoadTranscript reads each test's exchanges back from the transcript file
+// beside a results.json, after checking the file against the run's
+// /transcript/sha256. A line that is not an exchange is an error naming it.
+func LoadTranscript(resultsPath string, run *Run) error {
+	if run.Transcript == nil {
+		return nil
+	}
+	path := filepath.Join(filepath.Dir(resultsPath), run.Transcript.File)
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != run.Transcript.SHA256 {
+		return fmt.Errorf("%s does not match /transcript/sha256 of %s", path, resultsPath)
+	}
+	var lines [][]byte
+	sc := bufio.NewScanner(bytes.NewReader(raw))
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		lines = append(lines, append([]byte(nil), sc.Bytes()...))
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	for i := range run.Tests {
+		t := &run.Tests[i]
+		t.Transcript = nil
+		if t.Lines == nil {
+			continue
+		}
+		if t.Lines.From < 1 || t.Lines.To > len(lines) || t.Lines.From > t.Lines.To {
+			return fmt.Errorf("%s: /tests/%d/transcript lines %d–%d are outside %s", resultsPath, i, t.Lines.From, t.Lines.To, path)
+		}
+		for n, l := range lines[t.Lines.From-1 : t.Lines.To] {
+			var tl transcriptLine
+			if err := json.Unmarshal(l, &tl); err != nil {
+				return fmt.Errorf("%s:%d: %w", path, t.Lines.From+n, err)
+			}
+			if tl.Test != t.ID {
+				return fmt.Errorf("%s:%d belongs to %q, but /tests/%d (%s) names it", path, t.Lines.From+n, tl.Test, i, t.ID)
+			}
+			t.Transcript = append(t.Transcript, tl.Exchange)
+		}
+	}
+	return nil
+}
