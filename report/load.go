@@ -32,6 +32,11 @@ type Run struct {
 	Problems []string
 	// VerifyError is set when the statement could not be verified at all.
 	VerifyError string
+	// MarkdownOnly is set for a directory with conformance.md but neither
+	// conformance.json nor, so, a statement verify can check; Claimed are
+	// the claims results.json supports.
+	MarkdownOnly bool
+	Claimed      []string
 }
 
 // Label names the implementation of a run for people.
@@ -141,6 +146,15 @@ func loadDir(ctx context.Context, dir string, suites Suites) (*Run, error) {
 	r := &Run{Dir: dir, Results: run}
 	statement := filepath.Join(dir, "conformance.json")
 	if _, err := os.Stat(statement); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "conformance.md")); err == nil {
+			// A statement published without its machine-readable half and
+			// transcript (a peer whose transcript holds its own words): its
+			// claims are computed from results.json, and it cannot be verified.
+			r.MarkdownOnly = true
+			if plan, _, err := suites(run.Suite); err == nil {
+				r.Claimed, _, _ = declaration.Claims(plan.Catalogue, run)
+			}
+		}
 		return r, nil
 	}
 	if r.Statement, err = declaration.Read(statement); err != nil {

@@ -174,6 +174,10 @@ func buildSuite(name string, plan *runner.Plan, runs []*Run) (*suiteView, []data
 		if c := r.Results.Conditions; c != nil {
 			iv.Conditions = c.String()
 		}
+		if r.MarkdownOnly {
+			iv.Kind, iv.Claimed = "statement", r.Claimed
+			iv.Verified = "cannot run: conformance.json and the transcript are not published"
+		}
 		if d := r.Statement; d != nil {
 			iv.Kind, iv.Claimed, iv.Partial = "statement", d.Claimed, d.Partial
 			switch {

@@ -183,3 +183,24 @@ func TestReportSkipsWhatIsNotARun(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestStatementWithoutItsTranscript: a statement published as conformance.md
+// and results.json only (a peer's, whose transcript holds its own words)
+// is shown with the claims its results support, and as not verifiable.
+func TestStatementWithoutItsTranscript(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "peer")
+	statement(t, dir, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	os.Remove(filepath.Join(dir, "conformance.json"))
+	os.Remove(filepath.Join(dir, "transcript.jsonl"))
+	site := filepath.Join(root, "site")
+	if _, err := report.Make(context.Background(), site, []string{dir}, suites(t)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	for _, want := range []string{"claims memory", "verify cannot run"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+}
