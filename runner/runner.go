@@ -100,6 +100,8 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 	if err != nil {
 		return nil, err
 	}
+	custom := lo.vectorsFS != fsys || lo.vectorsDir != s.Vectors
+	compiled := 0
 	for _, f := range vectors {
 		if lo.vectorsFS == fsys && f == s.Catalogue {
 			continue
@@ -116,7 +118,11 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 		if err != nil {
 			return nil, &UsageError{Msg: err.Error()}
 		}
+		compiled += len(checks)
 		p.Checks = append(p.Checks, checks...)
+	}
+	if custom && compiled == 0 {
+		return nil, usagef("the vectors directory given (--vectors) holds no %s vector (*.json files, a rule catalogue aside), so nothing of it would run; give the directory of the vectors", s.Name)
 	}
 	seen := map[string]string{}
 	for _, c := range p.Checks {
@@ -161,7 +167,9 @@ type loadOptions struct {
 }
 
 // WithVectors reads the suite's vectors from dir in fsys (for example a
-// directory of upstream vectors) instead of the bundled ones.
+// directory of upstream vectors) instead of the bundled ones: the suite's
+// features still run, its bundled vectors do not. A directory that holds no vector of the suite
+// is a UsageError.
 func WithVectors(fsys fs.FS, dir string) LoadOption {
 	return func(o *loadOptions) { o.vectorsFS, o.vectorsDir = fsys, dir }
 }

@@ -88,7 +88,7 @@ selected.`,
 	fl.StringVar(&f.tags, "tags", "", `tag expression, e.g. "@replay && ~@slow" or "@KF-5-04,@KF-5-05"`)
 	fl.StringSliceVar(&f.rules, "rule", nil, "only checks evidencing these rule IDs (repeatable)")
 	fl.StringVar(&f.out, "out", "", "directory for results.json, junit.xml and transcript.jsonl")
-	fl.StringVar(&f.vectors, "vectors", "", "run the vectors in this directory instead of the bundled ones")
+	fl.StringVar(&f.vectors, "vectors", "", "run the vectors in this directory instead of the bundled ones (the features still run; a rule catalogue in it is skipped)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n, e.g. 2/4 (combine with sifu merge)")
 	fl.StringVar(&f.rerun, "rerun-failed", "", "run only the checks that did not pass in this results.json")
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
