@@ -110,7 +110,7 @@ func TestParseManifestNumberCoercions(t *testing.T) {
 		{`size_tokens: 0x10`, ptr(16.0)},
 		{`size_tokens: 0o17`, ptr(15.0)},
 		{`size_tokens: 0755`, ptr(755.0)},
-		{`size_tokens: 1_000`, nil}, // js-yaml 4.3: the string "1_000", whose Number() is NaN
+		{`size_tokens: 1_000`, nil},           // js-yaml 4.3: the string "1_000", whose Number() is NaN
 		{`size_tokens: 1e999`, ptr(posInf())}, // not finite, so the string "1e999", whose Number() is Infinity
 
 		{`size_tokens: true`, ptr(1.0)},
