@@ -221,7 +221,7 @@ units:
 	if !*m.Trust.RequireAttestation || len(m.Trust.TrustedProviders) != 0 {
 		t.Errorf("trust %+v", m.Trust)
 	}
-	if m.Signing == nil || m.Signing.Scheme != "ed25519" || m.Signing.KeyID != "k1" || m.Signing.Signature != "knowledge.yaml.sig" {
+	if m.Signing == nil || m.Signing.Scheme != "ed25519" || m.Signing.KeyID == nil || *m.Signing.KeyID != "k1" || m.Signing.Signature != "knowledge.yaml.sig" {
 		t.Errorf("legacy signing %+v", m.Signing)
 	}
 	if !slices.Equal(m.Serving.Manifest, []string{"https://a/k.yaml"}) || m.Serving.MCP != nil {
@@ -238,7 +238,7 @@ units:
 	}
 	steps := m.Units[0].Steps
 	if len(steps) != 2 || !slices.Equal(steps[0].Escalation, []string{"human-review"}) || len(steps[0].DependsOn) != 0 ||
-		!slices.Equal(steps[1].Escalation, []string{"a", "b"}) || steps[1].AuthorityLevel != "commit" {
+		!slices.Equal(steps[1].Escalation, []string{"a", "b"}) || steps[1].AuthorityLevel == nil || *steps[1].AuthorityLevel != "commit" {
 		t.Errorf("steps %+v", steps)
 	}
 }

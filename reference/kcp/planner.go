@@ -1,7 +1,6 @@
 package kcp
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,7 +36,7 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	pl := newPlanner(m, o)
 	p := AgentPlan{
 		Task:        task,
-		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256, Signed: m.Signing != nil},
+		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256},
 		Environment: o.env,
 		AsOf:        o.asOf,
 		Selected:    []SelectedUnit{},
@@ -205,7 +204,7 @@ func newPlanner(m Manifest, o effective) planner {
 		pl.requiresAttestation = *t.RequireAttestation
 	}
 	pl.agentCanAttest = !pl.requiresAttestation ||
-		(o.attest != "" && slices.Contains(m.Trust.TrustedProviders, o.attest))
+		(o.attest != nil && *o.attest != "" && slices.Contains(m.Trust.TrustedProviders, *o.attest))
 	return pl
 }
 
@@ -295,11 +294,11 @@ func (pl *planner) trust() PlanTrust {
 	t := PlanTrust{RequiresAttestation: pl.requiresAttestation, AgentCanAttest: pl.agentCanAttest}
 	switch {
 	case !t.RequiresAttestation:
-		t.Note = "no manifest attestation requirement"
+		t.Note = "no manifest-level attestation requirement"
 	case t.AgentCanAttest:
-		t.Note = fmt.Sprintf("manifest requires attestation; the agent presents '%s', a trusted provider", pl.o.attest)
+		t.Note = "manifest requires attestation; the agent can present it"
 	default:
-		t.Note = "manifest requires attestation the agent cannot present — restricted units are not load-eligible"
+		t.Note = "manifest requires attestation; the agent CANNOT — restricted units are gated"
 	}
 	return t
 }
