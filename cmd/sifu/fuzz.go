@@ -81,6 +81,9 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := target.(io.Closer); ok {
+		defer c.Close() // a long-lived process the target started
+	}
 	if f.seed == 0 {
 		f.seed = uint64(time.Now().UnixNano())
 	}

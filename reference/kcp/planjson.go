@@ -1,6 +1,9 @@
 package kcp
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // PlanSchemaVersion is the schemaVersion of the machine-readable plan.
 const PlanSchemaVersion = 1
@@ -36,6 +39,14 @@ func PlanJSON(p AgentPlan, e Envelope) []byte {
 // JSON.stringify(plan, null, 2): what the library gives a caller, without
 // the sha256, signature and envelope the command line adds.
 func PlanObjectJSON(p AgentPlan) []byte { return render(planObject(p, false)) }
+
+// PlanObject is PlanObjectJSON on one line (JSON.stringify(plan)), as
+// the runner protocol carries it.
+func PlanObject(p AgentPlan) json.RawMessage {
+	var b strings.Builder
+	jsonWrite(&b, planObject(p, false), "", 0)
+	return json.RawMessage(b.String())
+}
 
 func render(root *jsonObject) []byte {
 	var b strings.Builder

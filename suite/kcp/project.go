@@ -1,12 +1,25 @@
 package kcp
 
-// Project reduces a full plan (the JSON a planner CLI prints with --json) to
-// the VectorOutcome object the vectors compare: selected, skipped,
-// federation, trust, budget, context and warnings, each with only the keys
-// the outcome defines, present only when the plan has them.
-func Project(plan map[string]any) map[string]any {
+// ProjectOptions choose what Project keeps beyond the VectorOutcome.
+type ProjectOptions struct {
+	// Reasons keeps each selected unit's reasons (sifu's extension of the
+	// outcome: the upstream format records only id, loadEligible and
+	// score for a selected unit).
+	Reasons bool
+}
+
+// Project reduces a full plan (the library's plan object, or the JSON a
+// planner CLI prints with --json) to the VectorOutcome object the vectors
+// compare: selected, skipped, federation, trust, budget, context and
+// warnings, each with only the keys the outcome defines, present only
+// when the plan has them.
+func Project(plan map[string]any, o ProjectOptions) map[string]any {
 	out := map[string]any{}
-	out["selected"] = pickAll(plan["selected"], "id", "loadEligible", "score")
+	selectedKeys := []string{"id", "loadEligible", "score"}
+	if o.Reasons {
+		selectedKeys = append(selectedKeys, "reasons")
+	}
+	out["selected"] = pickAll(plan["selected"], selectedKeys...)
 	out["skipped"] = pickAll(plan["skipped"], "id", "reason")
 	out["federation"] = pickAll(plan["federation"], "id", "selected", "reason", "credentialNeeded")
 	if t, ok := plan["trust"].(map[string]any); ok {
@@ -23,6 +36,15 @@ func Project(plan map[string]any) map[string]any {
 	} else {
 		out["warnings"] = []any{}
 	}
+	return out
+}
+
+// ProjectVerdict reduces a confidence-gate verdict to what the assess
+// vectors compare: passed, score, threshold, severity (when set), the
+// signals' source and score, and detail.
+func ProjectVerdict(v map[string]any) map[string]any {
+	out := pick(v, "passed", "score", "threshold", "severity", "detail")
+	out["signals"] = pickAll(v["signals"], "source", "score")
 	return out
 }
 

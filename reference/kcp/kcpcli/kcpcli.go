@@ -20,6 +20,7 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
          [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
        %[1]s validate --manifest <file> [--json] [--as-of YYYY-MM-DD]
+       %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
 
 The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
 manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
@@ -28,9 +29,13 @@ manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
 // given (nil means time.Now); Name is how usage text names the program.
 type CLI struct {
 	Name   string
+	Stdin  io.Reader // read by --serve
 	Stdout io.Writer
 	Stderr io.Writer
 	Now    func() time.Time
+	// Faults are planted in every plan (reference/kcp/faults.go); only
+	// sifu's mutation self-test sets them.
+	Faults []refkcp.Fault
 }
 
 // Main runs one command line (without the program name) and returns its
@@ -44,6 +49,15 @@ func (c CLI) Main(args []string) int {
 		return c.Plan(args[1:])
 	case "validate":
 		return c.Validate(args[1:])
+	case "--serve", "serve":
+		if len(args) > 1 {
+			return c.fail(refkcp.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
+		}
+		in := c.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return c.Serve(in)
 	case "--help", "-h", "help":
 		fmt.Fprintln(c.Stdout, c.usage())
 		return refkcp.ExitOK
@@ -128,6 +142,7 @@ func (c CLI) Plan(args []string) int {
 		}
 		inv.Options.AsOf = refkcp.DefaultAsOf(now())
 	}
+	inv.Options.Faults = c.Faults
 	p := refkcp.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
 		if _, err := c.Stdout.Write(refkcp.PlanJSON(p, refkcp.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
