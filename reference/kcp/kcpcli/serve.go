@@ -171,7 +171,9 @@ func (c CLI) serveAssess(line []byte) (any, string, error) {
 	switch {
 	case req.EvaluatorError != nil:
 		msg := *req.EvaluatorError
-		opts.Evaluator = func(string, string, []refkcp.Unit) (refkcp.Judgement, error) { return refkcp.Judgement{}, errors.New(msg) }
+		opts.Evaluator = func(string, string, []refkcp.Unit) (refkcp.Judgement, error) {
+			return refkcp.Judgement{}, errors.New(msg)
+		}
 	case req.Evaluator != nil:
 		j := *req.Evaluator
 		opts.Evaluator = func(string, string, []refkcp.Unit) (refkcp.Judgement, error) { return j, nil }
