@@ -71,11 +71,12 @@ func (k KCP) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error
 
 // Assess runs the confidence gate, with the vector's fixed evaluator result
 // or error as the judge, and returns its verdict.
-func (KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, error) {
+func (k KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, error) {
 	var opts refkcp.AssessOptions
 	if err := recode(req.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
+	opts.Faults = k.Faults
 	switch {
 	case req.EvaluatorError != nil:
 		msg := *req.EvaluatorError

@@ -35,6 +35,9 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 		if pl.o.has(FaultMaxUnitsOffByOne) {
 			limit++
 		}
+		if pl.o.has(FaultMaxUnitsFloored) {
+			limit = math.Floor(limit)
+		}
 		if float64(len(w.accepted)) >= limit {
 			w.beyondMax++
 			continue
@@ -45,7 +48,8 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 					skip(u, "over budget: costs "+jsTemplate(u.Payment.Cost)+", budget is in "+pl.o.currency)
 					continue
 				}
-				if pl.o.spent+spend+*price > budget.Amount+1e-9 {
+				total := pl.o.spent + spend + *price
+				if total > budget.Amount+1e-9 || (total >= budget.Amount-1e-9 && pl.o.has(FaultBudgetCeilingExclusive)) {
 					b := append(msg[:0], "over budget: "...)
 					b = appendJSNumber(b, *price)
 					b = append(b, " would exceed remaining "...)
@@ -67,7 +71,7 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 				continue
 			case !measured:
 				w.unmeasured++
-			case usedTokens+tokens > *ceiling+1e-9:
+			case usedTokens+tokens > *ceiling+1e-9 || (usedTokens+tokens == *ceiling && pl.o.has(FaultContextCeilingExclusive)):
 				b := append(msg[:0], "over context budget: "...)
 				b = appendTokens(b, tokens)
 				b = append(b, " tokens would exceed remaining "...)
@@ -92,6 +96,8 @@ func (pl *planner) size(id string) (tokens float64, approximate, measured bool) 
 	switch {
 	case u.SizeTokens != nil:
 		return *u.SizeTokens, false, true
+	case u.Bytes != nil && pl.o.has(FaultBytesFloor):
+		return math.Floor(*u.Bytes / 4), true, true
 	case u.Bytes != nil:
 		return math.Ceil(*u.Bytes / 4), true, true
 	}
@@ -140,9 +146,12 @@ func (pl *planner) budgetSummary(accepted []SelectedUnit) BudgetSummary {
 	budget := pl.o.budget
 	var buf [160]byte
 	if budget == nil {
-		if costs > 0 {
+		switch {
+		case costs > 0:
 			b.Note = string(append(strconv.AppendInt(buf[:0], int64(costs), 10), " selected unit(s) are pay-per-request; budget before loading."...))
-		} else {
+		case pl.o.has(FaultNoteReworded):
+			b.Note = "every selected unit is free to load at the resolved tier."
+		default:
 			b.Note = "all selected units are free to load at the resolved tier."
 		}
 		return b

@@ -125,7 +125,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	if playbook {
 		// f. escalation grant requests (§3.14): structured only, and none
 		// for a step whose action a deny refused.
-		g.GrantRequests = grantRequests(u, violated, prohibited)
+		g.GrantRequests = grantRequests(u, violated, prohibited, pl.o.has(FaultEscalationAllFire))
 	}
 	if g.Authority != nil || g.Spend != nil || len(g.GrantRequests) > 0 || len(g.ProhibitedAttempts) > 0 {
 		s.Governance = pl.newGovernance(g)
@@ -153,9 +153,11 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	// i. access is an authorization dimension; payment does not replace it (§4.11).
 	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
 		reason := "access '" + u.Access + "': agent holds no credentials"
-		if u.Access == "restricted" && !pl.o.has(FaultRestrictedOpen) {
+		switch {
+		case u.Access == "restricted" && !pl.o.has(FaultRestrictedOpen):
 			fail(reason)
-		} else {
+		case u.Access == "authenticated" && pl.o.has(FaultAuthenticatedReasonDropped):
+		default:
 			s.Reasons = append(s.Reasons, reason)
 		}
 		if s.Payment.Method == "x402" {
@@ -220,7 +222,7 @@ func (pl *planner) authority(u *Unit) (bound *AuthorityBinding, step, reason str
 		if st.AuthorityLevel == nil {
 			continue
 		}
-		if r := rank(*st.AuthorityLevel); r < 0 || r > ceiling {
+		if r := rank(*st.AuthorityLevel); r < 0 || r > ceiling || (r == ceiling && pl.o.has(FaultAuthorityAtCeilingRefused)) {
 			return bound, st.ID, "step '" + st.ID + "' requires '" + *st.AuthorityLevel + "' authority, above the resolved ceiling '" +
 				b.Ceiling + "' (bound by " + b.BindingSource + ") — §3.13"
 		}
@@ -265,7 +267,7 @@ func (pl *planner) spendCheck(u *Unit, sp *SpendProposal) (*SpendLimit, string, 
 		return nil, "", ""
 	}
 	for _, sc := range scopes {
-		if detail := spendBreach(sp, sc.scope); detail != "" {
+		if detail := spendBreach(sp, sc.scope, pl.o.has(FaultSpendAtMaxRefused)); detail != "" {
 			return spendLimit(sc), sc.step, detail
 		}
 	}
@@ -293,7 +295,7 @@ func spendLimit(sc spendScope) *SpendLimit {
 	return l
 }
 
-func spendBreach(sp *SpendProposal, c *SpendScope) string {
+func spendBreach(sp *SpendProposal, c *SpendScope, atMaxRefused bool) string {
 	if v := sp.Vendor; v != nil && len(c.AllowedVendors) > 0 && !slices.Contains(c.AllowedVendors, *v) {
 		return "names vendor '" + *v + "', outside allowed_vendors " + jsonStringArray(c.AllowedVendors)
 	}
@@ -304,7 +306,7 @@ func spendBreach(sp *SpendProposal, c *SpendScope) string {
 	if c.Currency != nil && sp.Currency != nil && *c.Currency != *sp.Currency {
 		return fmt.Sprintf("proposed %s %s cannot be checked against a %s ceiling (currency mismatch)", amount, *sp.Currency, *c.Currency)
 	}
-	if *sp.Amount > *c.MaxSpend+1e-9 {
+	if *sp.Amount > *c.MaxSpend+1e-9 || (atMaxRefused && *sp.Amount == *c.MaxSpend) {
 		return fmt.Sprintf("proposed spend %s exceeds max_spend %s", amount, formatJSNumber(*c.MaxSpend))
 	}
 	return ""
@@ -350,7 +352,8 @@ func (pl *planner) denyCheck(u *Unit, a *ActionProposal) (ProhibitedAttempt, boo
 	}
 	for _, st := range steps {
 		for _, r := range reqs {
-			byPlaybook, bySkill := denies(st.playbook, r.dimension, r.token), denies(st.skill, r.dimension, r.token)
+			crosses := pl.o.has(FaultDenyStarCrossesSlash)
+			byPlaybook, bySkill := denies(st.playbook, r.dimension, r.token, crosses), denies(st.skill, r.dimension, r.token, crosses)
 			if !byPlaybook && !bySkill {
 				continue
 			}
@@ -373,7 +376,7 @@ func (pl *planner) denyCheck(u *Unit, a *ActionProposal) (ProhibitedAttempt, boo
 
 // denies reports whether a scope's deny list refuses a token on one
 // dimension: tools and capabilities by equality, paths also by glob.
-func denies(scope *ActionScope, dimension, token string) bool {
+func denies(scope *ActionScope, dimension, token string, starCrossesSlash bool) bool {
 	if scope == nil || scope.Deny == nil {
 		return false
 	}
@@ -383,7 +386,12 @@ func denies(scope *ActionScope, dimension, token string) bool {
 	case "capabilities":
 		return slices.Contains(scope.Deny.Capabilities, token)
 	}
-	return slices.ContainsFunc(scope.Deny.Paths, func(p string) bool { return p == token || globMatch(p, token) })
+	return slices.ContainsFunc(scope.Deny.Paths, func(p string) bool {
+		if starCrossesSlash {
+			p = strings.ReplaceAll(p, "*", "**")
+		}
+		return p == token || globMatch(p, token)
+	})
 }
 
 // globMatch matches a path against a deny pattern the way the reference
@@ -451,7 +459,7 @@ func globRegexp(pattern string) (*regexp.Regexp, bool) {
 // insufficient_authority_level, which fires only for the step that
 // breached the authority ceiling. A step whose action a deny refused asks
 // for nothing (a deny is not grantable).
-func grantRequests(u *Unit, violated, prohibited string) []GrantRequest {
+func grantRequests(u *Unit, violated, prohibited string, allFire bool) []GrantRequest {
 	var out []GrantRequest
 	for _, st := range u.Steps {
 		if len(st.Escalation) == 0 || (prohibited != "" && st.ID == prohibited) {
@@ -459,7 +467,7 @@ func grantRequests(u *Unit, violated, prohibited string) []GrantRequest {
 		}
 		var fired []string
 		for _, t := range st.Escalation {
-			if t != "insufficient_authority_level" || (violated != "" && st.ID == violated) {
+			if t != "insufficient_authority_level" || (violated != "" && st.ID == violated) || allFire {
 				fired = append(fired, t)
 			}
 		}

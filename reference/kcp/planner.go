@@ -33,6 +33,9 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	// then one array holds both (see below).
 	var termBuf [16]string
 	terms := appendTerms(termBuf[:0], jsLower(task))
+	if o.has(FaultShortTermsKept) {
+		terms = appendTermsOver(termBuf[:0], jsLower(task), 1)
+	}
 	pl := newPlanner(m, o)
 	p := AgentPlan{
 		Task:        task,
@@ -379,7 +382,7 @@ func (pl *planner) cascade(u *Unit, terms []string) gate {
 		return gate{skip: reasonDeprecated}
 	}
 	if t := u.Temporal; t != nil {
-		if t.ValidFrom != "" && compareUTF16(t.ValidFrom, pl.o.asOf) > 0 {
+		if t.ValidFrom != "" && (compareUTF16(t.ValidFrom, pl.o.asOf) > 0 || (faulty && pl.o.has(FaultValidFromExclusive) && t.ValidFrom == pl.o.asOf)) {
 			return gate{skip: "not active until " + t.ValidFrom}
 		}
 		if t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0 && !(faulty && pl.o.has(FaultExpiryIgnored)) {

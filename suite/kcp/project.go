@@ -6,7 +6,14 @@ type ProjectOptions struct {
 	// outcome: the upstream format records only id, loadEligible and
 	// score for a selected unit).
 	Reasons bool
+	// Governance keeps the governance blocks of selected and skipped
+	// units (authority, spend, grantRequests, prohibitedAttempts) where
+	// the plan has them (sifu's extension too).
+	Governance bool
 }
+
+// GovernanceKeys are the governance blocks a unit of a plan may carry.
+var GovernanceKeys = []string{"authority", "spend", "grantRequests", "prohibitedAttempts"}
 
 // Project reduces a full plan (the library's plan object, or the JSON a
 // planner CLI prints with --json) to the VectorOutcome object the vectors
@@ -16,11 +23,16 @@ type ProjectOptions struct {
 func Project(plan map[string]any, o ProjectOptions) map[string]any {
 	out := map[string]any{}
 	selectedKeys := []string{"id", "loadEligible", "score"}
+	skippedKeys := []string{"id", "reason"}
 	if o.Reasons {
 		selectedKeys = append(selectedKeys, "reasons")
 	}
+	if o.Governance {
+		selectedKeys = append(selectedKeys, GovernanceKeys...)
+		skippedKeys = append(skippedKeys, GovernanceKeys...)
+	}
 	out["selected"] = pickAll(plan["selected"], selectedKeys...)
-	out["skipped"] = pickAll(plan["skipped"], "id", "reason")
+	out["skipped"] = pickAll(plan["skipped"], skippedKeys...)
 	out["federation"] = pickAll(plan["federation"], "id", "selected", "reason", "credentialNeeded")
 	if t, ok := plan["trust"].(map[string]any); ok {
 		out["trust"] = pick(t, "requiresAttestation", "agentCanAttest")

@@ -113,7 +113,8 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		var plan map[string]any
 		if plan, err = e.target.Plan(ctx, req); err == nil {
 			reasons, _ := step.Params["reasons"].(bool)
-			result = Project(plan, ProjectOptions{Reasons: reasons})
+			governance, _ := step.Params["governance"].(bool)
+			result = Project(plan, ProjectOptions{Reasons: reasons, Governance: governance})
 		}
 	case "assess":
 		var req AssessRequest

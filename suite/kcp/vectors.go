@@ -101,6 +101,9 @@ func compilePlanner(raw []byte, file, stem string) (engine.Check, error) {
 	if reasons {
 		params["reasons"] = true
 	}
+	if expectsGovernance(v.Expect) {
+		params["governance"] = true
+	}
 	return engine.Check{
 		ID: "kcp/" + stem, Kind: "vector", Title: orName(v.Description, v.Name), Source: file,
 		Rules: []string{RuleFor(v.Spec)}, Tags: []string{"planner"},
@@ -126,6 +129,24 @@ func expectsReasons(expect map[string]any) (bool, error) {
 		return false, fmt.Errorf("/expect/selected: %d of %d units give their reasons; give them for every selected unit or for none", with, len(selected))
 	}
 	return with > 0, nil
+}
+
+// expectsGovernance reports whether a planner vector gives any unit's
+// governance blocks (sifu's extension of the outcome); then they are
+// compared on every unit, absent where the plan has none.
+func expectsGovernance(expect map[string]any) bool {
+	for _, list := range []string{"selected", "skipped"} {
+		entries, _ := expect[list].([]any)
+		for _, e := range entries {
+			m, _ := e.(map[string]any)
+			for _, k := range GovernanceKeys {
+				if _, ok := m[k]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // planJSONAnswer is a golden answer: what a kcp-agent style command line

@@ -80,12 +80,12 @@ func Property(ctx context.Context, cfg Config) fuzz.Property {
 			return
 		}
 		if errT != nil {
-			p.Diverged(finding(cfg, seed, req, kcp.Project(want, kcp.ProjectOptions{Reasons: true}), fmt.Sprintf("the target failed: %v", errT)))
+			p.Diverged(finding(cfg, seed, req, kcp.Project(want, kcp.ProjectOptions{Reasons: true, Governance: true}), fmt.Sprintf("the target failed: %v", errT)))
 		}
 		// The outcome with the selected units' reasons, as sifu's own
 		// vectors compare it.
-		want = kcp.Project(want, kcp.ProjectOptions{Reasons: true})
-		w, g := engine.Normalize(want), engine.Normalize(kcp.Project(got, kcp.ProjectOptions{Reasons: true}))
+		want = kcp.Project(want, kcp.ProjectOptions{Reasons: true, Governance: true})
+		w, g := engine.Normalize(want), engine.Normalize(kcp.Project(got, kcp.ProjectOptions{Reasons: true, Governance: true}))
 		if !reflect.DeepEqual(w, g) {
 			p.Diverged(finding(cfg, seed, req, want, fuzz.Diff(w, g, "")))
 		}
