@@ -45,6 +45,8 @@ func init() {
 		},
 		commands: []func() *cobra.Command{newKCPCmd},
 		fuzz:     kcpFuzz,
+		// The KCP fuzzer mutates the corpus's planner vectors.
+		fuzzFromChecks: true,
 		mutants: func() []selftest.Mutant {
 			var out []selftest.Mutant
 			for _, f := range refkcp.Faults {
@@ -149,6 +151,14 @@ func kcpFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
 	if err != nil {
 		return fuzz.Result{}, err
 	}
-	cfg := kcpfuzz.Config{Target: target, Oracle: inproc.KCP{}, Seeds: kcpfuzz.Seeds(plan.Checks), Name: fmt.Sprintf("fuzz-kcp-%d", req.seed)}
+	checks, err := runner.MatchChecks(plan.Checks, req.checks)
+	if err != nil {
+		return fuzz.Result{}, err
+	}
+	seeds := kcpfuzz.Seeds(checks)
+	if len(seeds) == 0 {
+		return fuzz.Result{}, &runner.UsageError{Msg: fmt.Sprintf("--check %s selects no planner vector to mutate (the fuzzer starts from planner vectors, e.g. 'kcp/budget-*')", strings.Join(req.checks, " --check "))}
+	}
+	cfg := kcpfuzz.Config{Target: target, Oracle: inproc.KCP{}, Seeds: seeds, Name: fmt.Sprintf("fuzz-kcp-%d", req.seed)}
 	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime}, kcpfuzz.Property(ctx, cfg))
 }
