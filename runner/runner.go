@@ -632,6 +632,25 @@ func (sh Shard) Holds(id string) bool {
 	return int(h.Sum32()%uint32(sh.Count)) == sh.Index-1
 }
 
+// MatchChecks keeps the checks whose ID matches one of the --check
+// patterns (all of them when there is none); matching none is a
+// UsageError.
+func MatchChecks(checks []engine.Check, patterns []string) ([]engine.Check, error) {
+	sel := make([]Selected, len(checks))
+	for i, c := range checks {
+		sel[i].Check = c
+	}
+	kept, err := matching(sel, patterns)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]engine.Check, len(kept))
+	for i, s := range kept {
+		out[i] = s.Check
+	}
+	return out, nil
+}
+
 // matching keeps the selected checks whose ID matches one of patterns
 // (all of them when there is none).
 func matching(selected []Selected, patterns []string) ([]Selected, error) {

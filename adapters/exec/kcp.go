@@ -1,6 +1,7 @@
 // Package exec drives command-line implementations: one process per
-// request, its options mapped to flags, its output parsed and projected
-// client-side. Today: planners that speak kcp-agent's `plan` command line.
+// request, its options mapped to flags, its output parsed (and projected
+// by the suite); or, for KCP planners that speak the planner runner
+// protocol (docs/kcp-runner.md), one long-lived process for all requests.
 package exec
 
 import (
@@ -38,74 +39,89 @@ func (p Planner) Hello(context.Context) (kcp.Hello, error) {
 	return kcp.Hello{Implementation: p.Command, Version: "command line"}, nil
 }
 
+// PerProcess is true: every plan is a process.
+func (Planner) PerProcess() bool { return true }
+
 // Assess is not reachable through kcp-agent's command line.
 func (p Planner) Assess(context.Context, kcp.AssessRequest) (map[string]any, error) {
 	return nil, fmt.Errorf("the confidence gate has no command-line form: %w", engine.ErrUnsupported)
 }
 
-// Flags maps vector options to kcp-agent plan flags, or says which option
-// has no flag.
+// Flags maps vector options to kcp-agent plan flags, in a fixed order, or
+// says which option has no flag.
 func Flags(task string, opts map[string]any) ([]string, error) {
 	if task == "" {
 		return nil, errors.New("an empty task has no command-line form")
 	}
-	args := []string{"--task", task}
-	for k, v := range opts {
+	for k := range opts {
 		switch k {
-		case "env":
-			args = append(args, "--env", fmt.Sprint(v))
-		case "asOf":
-			args = append(args, "--as-of", fmt.Sprint(v))
-		case "maxUnits":
-			args = append(args, "--max-units", number(v))
-		case "strict":
-			if v == true {
-				args = append(args, "--strict")
-			}
-		case "contextBudget":
-			args = append(args, "--context-budget", number(v))
-		case "budget":
-			b, _ := v.(map[string]any)
-			for bk, bv := range b {
-				switch bk {
-				case "amount":
-					args = append(args, "--budget", number(bv))
-				case "currency":
-					args = append(args, "--currency", fmt.Sprint(bv))
-				default:
-					return nil, fmt.Errorf("budget.%s has no flag", bk)
-				}
-			}
-		case "capabilities":
-			c, _ := v.(map[string]any)
-			for ck, cv := range c {
-				flag := map[string]string{"role": "--role", "attestationProvider": "--attest",
-					"paymentMethods": "--methods", "credentials": "--credentials"}[ck]
-				switch ck {
-				case "role", "attestationProvider":
-					s := fmt.Sprint(cv)
-					if s == "" {
-						return nil, fmt.Errorf("an empty capabilities.%s has no flag", ck)
-					}
-					args = append(args, flag, s)
-				case "paymentMethods", "credentials":
-					list, _ := cv.([]any)
-					var items []string
-					for _, it := range list {
-						s := fmt.Sprint(it)
-						if strings.Contains(s, ",") || strings.TrimSpace(s) != s || s == "" {
-							return nil, fmt.Errorf("capabilities.%s item %q cannot be written in a comma list", ck, s)
-						}
-						items = append(items, s)
-					}
-					args = append(args, flag, strings.Join(items, ","))
-				default:
-					return nil, fmt.Errorf("capabilities.%s has no flag", ck)
-				}
-			}
+		case "env", "asOf", "maxUnits", "strict", "contextBudget", "budget", "capabilities":
 		default:
 			return nil, fmt.Errorf("option %s has no flag", k)
 		}
+	}
+	args := []string{"--task", task}
+	if v, ok := opts["env"]; ok {
+		args = append(args, "--env", fmt.Sprint(v))
+	}
+	if v, ok := opts["asOf"]; ok {
+		args = append(args, "--as-of", fmt.Sprint(v))
+	}
+	if v, ok := opts["maxUnits"]; ok {
+		args = append(args, "--max-units", number(v))
+	}
+	if opts["strict"] == true {
+		args = append(args, "--strict")
+	}
+	if c, ok := opts["capabilities"].(map[string]any); ok {
+		for ck := range c {
+			switch ck {
+			case "role", "attestationProvider", "paymentMethods", "credentials":
+			default:
+				return nil, fmt.Errorf("capabilities.%s has no flag", ck)
+			}
+		}
+		for _, f := range []struct{ key, flag string }{{"role", "--role"}, {"paymentMethods", "--methods"}, {"credentials", "--credentials"}, {"attestationProvider", "--attest"}} {
+			cv, ok := c[f.key]
+			if !ok {
+				continue
+			}
+			switch f.key {
+			case "role", "attestationProvider":
+				s := fmt.Sprint(cv)
+				if s == "" {
+					return nil, fmt.Errorf("an empty capabilities.%s has no flag", f.key)
+				}
+				args = append(args, f.flag, s)
+			default:
+				list, _ := cv.([]any)
+				var items []string
+				for _, it := range list {
+					s := fmt.Sprint(it)
+					if strings.Contains(s, ",") || strings.TrimSpace(s) != s || s == "" {
+						return nil, fmt.Errorf("capabilities.%s item %q cannot be written in a comma list", f.key, s)
+					}
+					items = append(items, s)
+				}
+				args = append(args, f.flag, strings.Join(items, ","))
+			}
+		}
+	}
+	if b, ok := opts["budget"].(map[string]any); ok {
+		for bk := range b {
+			if bk != "amount" && bk != "currency" {
+				return nil, fmt.Errorf("budget.%s has no flag", bk)
+			}
+		}
+		if v, ok := b["amount"]; ok {
+			args = append(args, "--budget", number(v))
+		}
+		if v, ok := b["currency"]; ok {
+			args = append(args, "--currency", fmt.Sprint(v))
+		}
+	}
+	if v, ok := opts["contextBudget"]; ok {
+		args = append(args, "--context-budget", number(v))
 	}
 	return args, nil
 }
@@ -117,24 +133,53 @@ func number(v any) string {
 	return fmt.Sprint(v)
 }
 
-// Plan writes the manifest to a file, runs the planner and projects its
-// plan JSON to the VectorOutcome.
+// Plan writes the manifest to a file, runs the planner and returns the
+// plan JSON it prints.
 func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any, error) {
 	flags, err := Flags(req.Task, req.Options)
 	if err != nil {
 		return nil, fmt.Errorf("%v: %w", err, engine.ErrUnsupported)
 	}
-	dir, err := os.MkdirTemp("", "sifu-kcp-")
+	args := append(append([]string{"plan"}, flags...), "--manifest", kcp.ManifestPlaceholder, "--json")
+	res, err := p.RunCLI(ctx, kcp.CLIRequest{Name: req.Name, Manifest: req.Manifest, Args: args})
 	if err != nil {
 		return nil, err
+	}
+	if res.Exit == refusalExit {
+		return nil, &kcp.Refusal{Message: fmt.Sprintf("exit %d: %s", res.Exit, tail(res.Stderr))}
+	}
+	if res.Exit != 0 {
+		// kcp-agent's 2 means it did not accept the command line sifu built;
+		// anything else (a Go panic exits 2 too) is a crash, not an answer.
+		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the planner exited %d, which is no answer (1 is a refusal): %s", res.Exit, tail(res.Stderr))}
+	}
+	var plan map[string]any
+	if err := json.Unmarshal([]byte(res.Stdout), &plan); err != nil {
+		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the planner's output is not a plan JSON object: %v (%q)", err, tail(res.Stdout))}
+	}
+	if plan["kind"] != "plan" || plan["schemaVersion"] != 1.0 {
+		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the output is not a plan (kind %v, schemaVersion %v)", plan["kind"], plan["schemaVersion"])}
+	}
+	return plan, nil
+}
+
+// RunCLI writes the manifest to <tmp>/<name>.yaml, runs the command with
+// the arguments (that path in place of "<manifest>") and TZ=UTC, and
+// returns its exit code and output with the path written back.
+func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+	dir, err := os.MkdirTemp("", "sifu-kcp-")
+	if err != nil {
+		return kcp.CLIResult{}, err
 	}
 	defer os.RemoveAll(dir)
 	manifest := filepath.Join(dir, req.Name+".yaml")
 	if err := os.WriteFile(manifest, []byte(req.Manifest), 0o644); err != nil {
-		return nil, err
+		return kcp.CLIResult{}, err
 	}
-	args := append([]string{"-c", p.Command + ` "$@"`, "sh", "plan"}, flags...)
-	args = append(args, "--manifest", manifest, "--json")
+	args := []string{"-c", p.Command + ` "$@"`, "sh"}
+	for _, a := range req.Args {
+		args = append(args, strings.ReplaceAll(a, kcp.ManifestPlaceholder, manifest))
+	}
 	cmd := osexec.CommandContext(ctx, "sh", args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC")
 	// Its own process group, so that a deadline kills whatever the shell
@@ -146,28 +191,17 @@ func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any,
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	runErr := cmd.Run()
 	if ctx.Err() != nil {
-		return nil, fmt.Errorf("the planner did not answer: %w (stderr: %s)", ctx.Err(), tail(stderr.String()))
+		return kcp.CLIResult{}, fmt.Errorf("the planner did not answer: %w (stderr: %s)", ctx.Err(), tail(stderr.String()))
 	}
+	res := kcp.CLIResult{Stdout: kcp.UnplaceManifest(stdout.String(), manifest), Stderr: kcp.UnplaceManifest(stderr.String(), manifest)}
 	var exit *osexec.ExitError
-	if errors.As(runErr, &exit) && exit.ExitCode() == refusalExit {
-		return nil, &kcp.Refusal{Message: fmt.Sprintf("exit %d: %s", exit.ExitCode(), tail(stderr.String()))}
+	switch {
+	case errors.As(runErr, &exit) && exit.ExitCode() >= 0:
+		res.Exit = exit.ExitCode()
+	case runErr != nil:
+		return kcp.CLIResult{}, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("%v; stderr: %s", runErr, tail(stderr.String()))}
 	}
-	if errors.As(runErr, &exit) && exit.ExitCode() > 0 {
-		// kcp-agent's 2 means it did not accept the command line sifu built;
-		// anything else (a Go panic exits 2 too) is a crash, not an answer.
-		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the planner exited %d, which is no answer (1 is a refusal): %s", exit.ExitCode(), tail(stderr.String()))}
-	}
-	if runErr != nil {
-		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("%v; stderr: %s", runErr, tail(stderr.String()))}
-	}
-	var plan map[string]any
-	if err := json.Unmarshal(stdout.Bytes(), &plan); err != nil {
-		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the planner's output is not a plan JSON object: %v (%q)", err, tail(stdout.String()))}
-	}
-	if plan["kind"] != "plan" || plan["schemaVersion"] != 1.0 {
-		return nil, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the output is not a plan (kind %v, schemaVersion %v)", plan["kind"], plan["schemaVersion"])}
-	}
-	return kcp.Project(plan), nil
+	return res, nil
 }
 
 func tail(s string) string {

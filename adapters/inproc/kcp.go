@@ -1,16 +1,22 @@
 package inproc
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 
 	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+	"github.com/sifu-dev/sifu/reference/kcp/kcpcli"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
-// KCP adapts the reference planner (reference/kcp) to kcp.Target.
+// KCP adapts the reference planner (reference/kcp) to kcp.Target, and its
+// command line (reference/kcp/kcpcli) to kcp.CommandLine.
 type KCP struct {
 	// Faults are planted in every plan (reference/kcp/faults.go).
 	Faults []refkcp.Fault
@@ -18,30 +24,59 @@ type KCP struct {
 
 // Hello describes the reference planner.
 func (KCP) Hello(context.Context) (kcp.Hello, error) {
-	return kcp.Hello{Implementation: "sifu-reference-kcp", Version: "0.1.0"}, nil
+	return kcp.Hello{Implementation: kcpcli.Implementation, Version: kcpcli.Version}, nil
 }
 
-// Plan parses the manifest, plans, and projects the plan to VectorOutcome.
+// Plan parses the manifest (its source the vector's name, as kcp-agent's
+// vector runner sets it), plans, and returns the library plan.
 func (k KCP) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any, error) {
 	m, err := refkcp.ParseManifest([]byte(req.Manifest))
 	if err != nil {
 		return nil, &kcp.Refusal{Message: err.Error()}
 	}
+	m.Source = req.Name
 	var opts refkcp.Options
 	if err := recode(req.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
 	opts.Faults = k.Faults
-	return asMap(refkcp.Outcome(refkcp.Plan(req.Task, m, opts)))
+	var plan map[string]any
+	if err := json.Unmarshal(refkcp.PlanObject(refkcp.Plan(req.Task, m, opts)), &plan); err != nil {
+		return nil, fmt.Errorf("the plan JSON: %w", err)
+	}
+	return plan, nil
+}
+
+// RunCLI runs the reference's command line in process, over the manifest
+// written to a temporary file.
+func (k KCP) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+	dir, err := os.MkdirTemp("", "sifu-kcp-")
+	if err != nil {
+		return kcp.CLIResult{}, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, req.Name+".yaml")
+	if err := os.WriteFile(file, []byte(req.Manifest), 0o644); err != nil {
+		return kcp.CLIResult{}, err
+	}
+	args := make([]string, len(req.Args))
+	for i, a := range req.Args {
+		args[i] = strings.ReplaceAll(a, kcp.ManifestPlaceholder, file)
+	}
+	var stdout, stderr bytes.Buffer
+	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
+	code := cli.Main(args)
+	return kcp.CLIResult{Exit: code, Stdout: kcp.UnplaceManifest(stdout.String(), file), Stderr: kcp.UnplaceManifest(stderr.String(), file)}, nil
 }
 
 // Assess runs the confidence gate, with the vector's fixed evaluator result
-// or error as the judge, and returns the verdict the vectors compare.
-func (KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, error) {
+// or error as the judge, and returns its verdict.
+func (k KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, error) {
 	var opts refkcp.AssessOptions
 	if err := recode(req.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
+	opts.Faults = k.Faults
 	switch {
 	case req.EvaluatorError != nil:
 		msg := *req.EvaluatorError
@@ -63,15 +98,7 @@ func (KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, err
 	if err != nil {
 		return nil, &kcp.Refusal{Message: err.Error()}
 	}
-	signals := make([]any, len(v.Signals))
-	for i, s := range v.Signals {
-		signals[i] = map[string]any{"source": s.Source, "score": s.Score}
-	}
-	out := map[string]any{"passed": v.Passed, "score": v.Score, "threshold": v.Threshold, "signals": signals, "detail": v.Detail}
-	if v.Severity != "" {
-		out["severity"] = v.Severity
-	}
-	return out, nil
+	return asMap(v)
 }
 
 func recode(from, to any) error {

@@ -24,6 +24,9 @@ type fuzzRequest struct {
 	shrinkTime time.Duration
 	// progress is called as each case starts (a terminal's progress line).
 	progress func()
+	// checks are --check patterns: the checks a fuzzer that starts from
+	// the corpus may start from.
+	checks []string
 }
 
 type fuzzFlags struct {
@@ -77,6 +80,9 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 	if !ok {
 		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s", f.target, f.suite)}
 	}
+	if len(f.checks) > 0 && !entry.fuzzFromChecks {
+		return &runner.UsageError{Msg: fmt.Sprintf("the %s fuzzer generates its cases instead of starting from checks: drop --check", f.suite)}
+	}
 	if f.runs <= 0 || f.steps <= 0 || f.shrinkTime <= 0 {
 		return &runner.UsageError{Msg: "--runs, --steps and --shrink-time must be positive"}
 	}
@@ -84,13 +90,16 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := target.(io.Closer); ok {
+		defer c.Close() // a long-lived process the target started
+	}
 	if f.seed == 0 {
 		f.seed = uint64(time.Now().UnixNano())
 	}
 	fmt.Fprintf(out, "fuzz %s against %s: seed %d, %d runs\n", f.suite, f.target, f.seed, f.runs)
 	start := time.Now()
 	meter := progress.New(os.Stderr, "fuzz "+f.suite+": cases", f.runs)
-	res, err := entry.fuzz(ctx, fuzzRequest{target: target, seed: f.seed, runs: f.runs, steps: f.steps, shrinkTime: f.shrinkTime,
+	res, err := entry.fuzz(ctx, fuzzRequest{target: target, seed: f.seed, runs: f.runs, steps: f.steps, shrinkTime: f.shrinkTime, checks: f.checks,
 		progress: func() { meter.Add(1) }})
 	meter.Done()
 	elapsed := time.Since(start)
@@ -112,7 +121,11 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 		return &runner.UsageError{Msg: fmt.Sprintf("--out %s: %v", f.out, err)}
 	}
 	fmt.Fprintf(out, "wrote the shrunk case to %s\n", file)
-	fmt.Fprintf(out, "reproduce: sifu fuzz --suite %s --target %s%s --seed %d --runs %d --steps %d\n", f.suite, f.target, targetArgs(f.runFlags), f.seed, f.runs, f.steps)
+	checkArgs := ""
+	for _, c := range f.checks {
+		checkArgs += fmt.Sprintf(" --check %q", c)
+	}
+	fmt.Fprintf(out, "reproduce: sifu fuzz --suite %s --target %s%s%s --seed %d --runs %d --steps %d\n", f.suite, f.target, targetArgs(f.runFlags), checkArgs, f.seed, f.runs, f.steps)
 	fmt.Fprintf(out, "replay the vector: sifu run --suite %s --target %s%s --vectors %s\n", f.suite, f.target, targetArgs(f.runFlags), f.out)
 	return &failedError{msg: "the target diverged from the reference"}
 }

@@ -9,7 +9,27 @@ import (
 )
 
 func newKCPCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "kcp", Short: "The reference KCP planner, with kcp-agent's command line"}
+	var serve bool
+	cmd := &cobra.Command{
+		Use:   "kcp",
+		Short: "The reference KCP planner, with kcp-agent's command line",
+		Long: `The reference KCP planner, with kcp-agent's command line (plan, validate),
+or with --serve as a planner runner: newline-delimited JSON requests on
+standard input, one answer per line (docs/kcp-runner.md).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !serve {
+				return cmd.Help()
+			}
+			var stderr strings.Builder
+			cli := kcpcli.CLI{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: &stderr}
+			if code := cli.Main([]string{"--serve"}); code != 0 {
+				return &exitError{code: code, msg: strings.TrimSuffix(stderr.String(), "\n")}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&serve, "serve", false, "answer the planner runner protocol on stdin/stdout (docs/kcp-runner.md)")
 	cmd.AddCommand(&cobra.Command{
 		Use:                "plan",
 		Short:              "Plan a task over a knowledge manifest (kcp-agent plan)",

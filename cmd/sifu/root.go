@@ -72,6 +72,9 @@ type suiteEntry struct {
 	mutants func() []selftest.Mutant
 	// fuzz runs the suite's lockstep fuzzer against a target.
 	fuzz func(ctx context.Context, req fuzzRequest) (fuzz.Result, error)
+	// fuzzFromChecks says the fuzzer starts from the suite's checks, so
+	// fuzz --check narrows what it mutates; other fuzzers refuse --check.
+	fuzzFromChecks bool
 }
 
 var registry = map[string]suiteEntry{}

@@ -141,6 +141,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := target.(io.Closer); ok {
+		defer c.Close() // a long-lived process the target started
+	}
 	if err := checkFaulted(f, target); err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -223,6 +224,9 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if c, ok := target.(io.Closer); ok {
+			defer c.Close()
+		}
 		run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: name, Tags: "~@slow"})
 		if err != nil {
 			t.Fatal(err)
@@ -251,6 +255,23 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 		}
 		if untestable == 0 || untestable == len(want) {
 			t.Errorf("%s: %d of %d checks untestable over the command line", filepath.Base(command), untestable, len(want))
+		}
+	}
+	// As planner runners (detected by their hello), every check runs and
+	// gives the in-process result, except the command-line ones, which
+	// are not in a runner's run.
+	for _, command := range []string{bin + " kcp --serve", planner + " --serve"} {
+		got := results("exec", runFlags{command: command})
+		for id, w := range want {
+			if strings.HasPrefix(id, "kcp/cli/") {
+				if _, ok := got[id]; ok {
+					t.Errorf("%s: the command-line check %s ran against a runner", command, id)
+				}
+				continue
+			}
+			if got[id] != w {
+				t.Errorf("%s: in-process %s, through %s %s", id, w, command, got[id])
+			}
 		}
 	}
 }

@@ -42,6 +42,9 @@ type AssessOptions struct {
 	IncludeSelfReport *bool     `json:"includeSelfReport,omitempty"`
 	SelfReport        *Signal   `json:"selfReport,omitempty"`
 	Evaluator         Evaluator `json:"-"`
+	// Faults plant deliberate bugs (faults.go), for sifu's mutation
+	// self-test.
+	Faults []Fault `json:"-"`
 }
 
 // Verdict is the gate's decision.
@@ -115,6 +118,9 @@ func Assess(task, answer string, units []Unit, opts AssessOptions) (Verdict, err
 		self = &s
 	case opts.IncludeSelfReport == nil || *opts.IncludeSelfReport:
 		if s, ok := ExtractSelfReport(answer); ok {
+			if s.Score == 1 && hasFault(opts.Faults, FaultSelfReportOneDivided) {
+				s.Score = 0.01
+			}
 			self = &s
 		}
 	}

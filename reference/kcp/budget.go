@@ -3,6 +3,7 @@ package kcp
 import (
 	"math"
 	"slices"
+	"strconv"
 )
 
 // walkResult is the outcome of the greedy walk over the sorted candidates.
@@ -24,8 +25,8 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 	w := walkResult{accepted: sorted[:0]}
 	var spend, usedTokens float64
 	budget := pl.o.budget
-	skip := func(u *SelectedUnit, reason string) {
-		*skipped = append(*skipped, SkippedUnit{ID: u.ID, Reason: reason, Governance: u.Governance})
+	skip := func(u *SelectedUnit, reason string) { // a ceiling skip carries no governance
+		*skipped = append(*skipped, SkippedUnit{ID: u.ID, Reason: reason})
 	}
 	var msg [160]byte // reasons are built here and copied out once
 	for _, c := range sorted {
@@ -33,6 +34,9 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 		limit := pl.o.maxUnits
 		if pl.o.has(FaultMaxUnitsOffByOne) {
 			limit++
+		}
+		if pl.o.has(FaultMaxUnitsFloored) {
+			limit = math.Floor(limit)
 		}
 		if float64(len(w.accepted)) >= limit {
 			w.beyondMax++
@@ -44,11 +48,12 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 					skip(u, "over budget: costs "+jsTemplate(u.Payment.Cost)+", budget is in "+pl.o.currency)
 					continue
 				}
-				if budget.Spent+spend+*price > budget.Amount+1e-9 {
+				total := pl.o.spent + spend + *price
+				if total > budget.Amount+1e-9 || (total >= budget.Amount-1e-9 && pl.o.has(FaultBudgetCeilingExclusive)) {
 					b := append(msg[:0], "over budget: "...)
 					b = appendJSNumber(b, *price)
 					b = append(b, " would exceed remaining "...)
-					b = appendJSNumber(b, money(budget.Amount-budget.Spent-spend))
+					b = appendJSNumber(b, money(budget.Amount-pl.o.spent-spend))
 					b = append(b, " of "...)
 					b = appendJSNumber(b, budget.Amount)
 					b = append(b, ' ')
@@ -66,7 +71,7 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 				continue
 			case !measured:
 				w.unmeasured++
-			case usedTokens+tokens > *ceiling+1e-9:
+			case usedTokens+tokens > *ceiling+1e-9 || (usedTokens+tokens == *ceiling && pl.o.has(FaultContextCeilingExclusive)):
 				b := append(msg[:0], "over context budget: "...)
 				b = appendTokens(b, tokens)
 				b = append(b, " tokens would exceed remaining "...)
@@ -91,6 +96,8 @@ func (pl *planner) size(id string) (tokens float64, approximate, measured bool) 
 	switch {
 	case u.SizeTokens != nil:
 		return *u.SizeTokens, false, true
+	case u.Bytes != nil && pl.o.has(FaultBytesFloor):
+		return math.Floor(*u.Bytes / 4), true, true
 	case u.Bytes != nil:
 		return math.Ceil(*u.Bytes / 4), true, true
 	}
@@ -116,7 +123,7 @@ func (pl *planner) budgetSummary(accepted []SelectedUnit) BudgetSummary {
 	var sum float64
 	costs := 0
 	for i := range accepted {
-		if accepted[i].LoadEligible && accepted[i].Payment.Cost != nil {
+		if accepted[i].LoadEligible && accepted[i].Payment.Method == "x402" && accepted[i].Payment.Cost != nil {
 			costs++
 		}
 	}
@@ -131,25 +138,39 @@ func (pl *planner) budgetSummary(accepted []SelectedUnit) BudgetSummary {
 		if u.Payment.PricePerRequest != nil {
 			sum += *u.Payment.PricePerRequest
 		}
-		if u.Payment.Cost != nil {
-			b.PerRequestCosts = append(b.PerRequestCosts, UnitCost{ID: u.ID, Cost: *u.Payment.Cost, PricePerRequest: u.Payment.PricePerRequest})
+		if u.Payment.Method == "x402" && u.Payment.Cost != nil {
+			b.PerRequestCosts = append(b.PerRequestCosts, UnitCost{Unit: u.ID, Cost: *u.Payment.Cost})
 		}
 	}
+	projected := money(sum)
 	budget := pl.o.budget
+	var buf [160]byte
 	if budget == nil {
-		b.Note = "no money ceiling given; paid units are planned at their declared prices"
+		switch {
+		case costs > 0:
+			b.Note = string(append(strconv.AppendInt(buf[:0], int64(costs), 10), " selected unit(s) are pay-per-request; budget before loading."...))
+		case pl.o.has(FaultNoteReworded):
+			b.Note = "every selected unit is free to load at the resolved tier."
+		default:
+			b.Note = "all selected units are free to load at the resolved tier."
+		}
 		return b
 	}
-	projected := money(sum)
+	spent := money(pl.o.spent)
+	remaining := money(budget.Amount - spent - projected)
 	b.Ceiling, b.ProjectedSpend = pl.newFloat(budget.Amount), pl.newFloat(projected)
-	b.Remaining, b.Currency = pl.newFloat(money(budget.Amount-budget.Spent-projected)), pl.o.currency
-	if budget.Spent > 0 {
-		b.AlreadyCommitted = pl.newFloat(budget.Spent)
+	b.Remaining, b.Currency = pl.newFloat(remaining), pl.o.currency
+	if spent > 0 {
+		b.AlreadyCommitted = pl.newFloat(spent)
 	}
-	var buf [160]byte
-	note := appendJSNumber(append(buf[:0], "greedy by score under a ceiling of "...), budget.Amount)
-	note = append(append(note, ' '), pl.o.currency...)
-	b.Note = string(append(note, "; a unit that would exceed it is skipped"...))
+	note := appendJSNumber(append(buf[:0], "projected spend "...), projected)
+	if spent > 0 {
+		note = append(appendJSNumber(append(note, " (+"...), spent), " committed upstream)"...)
+	}
+	note = appendJSNumber(append(note, " of "...), budget.Amount)
+	note = append(append(append(note, ' '), pl.o.currency...), "; "...)
+	note = appendJSNumber(note, remaining)
+	b.Note = string(append(note, " remaining."...))
 	return b
 }
 
@@ -172,12 +193,24 @@ func (pl *planner) contextSummary(accepted []SelectedUnit) ContextSummary {
 	}
 	ceiling := pl.o.contextBudget
 	if ceiling == nil {
-		c.Note = "no context budget given; sizes come from size_tokens, else bytes/4 (approximate)"
+		c.Note = "no context budget set."
 		return c
 	}
-	c.Ceiling, c.ProjectedTokens, c.Remaining = pl.newFloat(*ceiling), pl.newFloat(projected), pl.newFloat(*ceiling-projected)
+	remaining := *ceiling - projected
+	c.Ceiling, c.ProjectedTokens, c.Remaining = pl.newFloat(*ceiling), pl.newFloat(projected), pl.newFloat(remaining)
 	var buf [160]byte
-	note := appendTokens(append(buf[:0], "greedy by score under a ceiling of "...), *ceiling)
-	c.Note = string(append(note, " tokens; sizes come from size_tokens, else bytes/4 (approximate)"...))
+	note := appendTokens(append(buf[:0], "projected "...), projected)
+	note = appendTokens(append(note, " of "...), *ceiling)
+	note = appendTokens(append(note, " tokens; "...), remaining)
+	note = append(note, " remaining"...)
+	switch {
+	case c.Approximate && c.Unmeasured > 0:
+		note = append(strconv.AppendInt(append(note, " (some sizes estimated, "...), int64(c.Unmeasured), 10), " unmeasured)"...)
+	case c.Approximate:
+		note = append(note, " (some sizes estimated)"...)
+	case c.Unmeasured > 0:
+		note = append(strconv.AppendInt(append(note, " ("...), int64(c.Unmeasured), 10), " unmeasured)"...)
+	}
+	c.Note = string(append(note, '.'))
 	return c
 }

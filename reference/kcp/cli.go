@@ -28,9 +28,11 @@ type PlanInvocation struct {
 	JSON          bool   // --json
 	Help          bool   // --help or -h
 	CorrelationID string // --correlation-id
-	// Options maps the planner flags. AsOf stays "" without --as-of; the
-	// caller fills it from its clock with DefaultAsOf.
-	Options Options
+	// Options maps the planner flags. AsOf stays "" without --as-of
+	// (AsOfGiven false); the caller fills it from its clock with
+	// DefaultAsOf.
+	Options   Options
+	AsOfGiven bool
 }
 
 // UsageError is a command-line error; the CLI exits with ExitUsage.
@@ -85,49 +87,41 @@ func unsupportedPlanFlag(name string) bool {
 }
 
 // ParsePlanArgs maps the arguments after `kcp-agent plan` to a
-// PlanInvocation, the way kcp-agent's parseArgs does: --flag value or
-// --flag=value, the last occurrence wins, and "--" ends the options.
-// Errors are *UsageError.
+// PlanInvocation, the way kcp-agent's parser does: a flag takes the next
+// argument as its value, whatever it is (at the end there is none: the
+// flag is as if not given), the last occurrence wins, an argument that
+// does not start with "--" is a positional (but -h is help), and any
+// other --flag, --flag=value included, is unknown. Errors are
+// *UsageError.
 func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	var inv PlanInvocation
 	values := map[string]string{}
 	var positionals []string
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
-		if arg == "--" {
-			positionals = append(positionals, args[i+1:]...)
-			break
-		}
 		if arg == "-h" {
 			inv.Help = true
 			continue
 		}
-		if !strings.HasPrefix(arg, "-") || arg == "-" {
+		if !strings.HasPrefix(arg, "--") {
 			positionals = append(positionals, arg)
 			continue
 		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+		name := arg[2:]
 		switch {
-		case !strings.HasPrefix(arg, "--"):
-			return inv, &UsageError{Msg: "Unknown option: " + arg}
 		case unsupportedPlanFlag(name):
 			return inv, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference plans a single local manifest)", name)}
 		case planBoolFlag(name):
-			if hasValue {
-				return inv, &UsageError{Msg: fmt.Sprintf("Option '--%s' does not take an argument", name)}
-			}
 			values[name] = "true"
 		case planValueFlag(name):
-			if !hasValue {
-				if i+1 >= len(args) || strings.HasPrefix(args[i+1], "-") {
-					return inv, &UsageError{Msg: fmt.Sprintf("Option '--%s <value>' argument missing", name)}
-				}
-				i++
-				value = args[i]
+			i++
+			if i < len(args) {
+				values[name] = args[i]
+			} else {
+				delete(values, name) // no value: as if the flag was not given
 			}
-			values[name] = value
 		default:
-			return inv, &UsageError{Msg: "Unknown option: --" + name}
+			return inv, &UsageError{Msg: "Unknown option: " + arg}
 		}
 	}
 	inv.Help = inv.Help || values["help"] == "true"
@@ -138,6 +132,7 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	if t, ok := values["task"]; ok {
 		inv.Task = t
 	}
+	_, inv.AsOfGiven = values["as-of"]
 	inv.Options = planOptionsFromFlags(values)
 	if inv.Help {
 		return inv, nil
@@ -146,22 +141,28 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 		return inv, &UsageError{Msg: "Missing task."}
 	}
 	if inv.Manifest == "" {
-		return inv, &UsageError{Msg: "Missing --manifest <loc>."}
+		return inv, &UsageError{Msg: "Missing --manifest."}
 	}
 	return inv, nil
 }
 
 func planOptionsFromFlags(v map[string]string) Options {
 	var o Options
-	o.Env = v["env"]
+	if s, ok := v["env"]; ok {
+		o.Env = &s
+	}
 	o.AsOf = v["as-of"]
 	o.Strict = v["strict"] == "true"
 	if s, ok := v["max-units"]; ok {
 		n := jsNumberFromString(s)
 		o.MaxUnits = &n
 	}
-	o.Capabilities.Role = v["role"]
-	o.Capabilities.AttestationProvider = v["attest"]
+	if s := v["role"]; s != "" {
+		o.Capabilities.Role = &s
+	}
+	if s := v["attest"]; s != "" {
+		o.Capabilities.AttestationProvider = &s
+	}
 	if s, ok := v["methods"]; ok {
 		o.Capabilities.PaymentMethods = splitList(s)
 	}
@@ -170,7 +171,10 @@ func planOptionsFromFlags(v map[string]string) Options {
 	}
 	if s, ok := v["budget"]; ok {
 		if n := jsNumberFromString(s); !math.IsNaN(n) {
-			o.Budget = &Budget{Amount: n, Currency: v["currency"]}
+			o.Budget = &Budget{Amount: n}
+			if c, ok := v["currency"]; ok {
+				o.Budget.Currency = &c
+			}
 		}
 	}
 	if s, ok := v["context-budget"]; ok {

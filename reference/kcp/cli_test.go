@@ -9,7 +9,7 @@ import (
 
 func TestParsePlanArgs(t *testing.T) {
 	inv, err := ParsePlanArgs([]string{
-		"--task", "sovereign compute award", "--manifest=m.yaml", "--as-of", "2026-07-06", "--env", "prod",
+		"--task", "sovereign compute award", "--manifest", "m.yaml", "--as-of", "2026-07-06", "--env", "prod",
 		"--max-units", "3", "--strict", "--role", "human", "--methods", " free, x402 ,,", "--credentials", "oauth2",
 		"--attest", "hsm", "--budget", "0.25", "--currency", "EURC", "--context-budget", "3000", "--json",
 		"--correlation-id", "c1",
@@ -18,11 +18,11 @@ func TestParsePlanArgs(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := PlanInvocation{
-		Task: "sovereign compute award", Manifest: "m.yaml", JSON: true, CorrelationID: "c1",
+		Task: "sovereign compute award", Manifest: "m.yaml", JSON: true, CorrelationID: "c1", AsOfGiven: true,
 		Options: Options{
-			Env: "prod", AsOf: "2026-07-06", MaxUnits: ptr(3.0), Strict: true,
-			Budget: &Budget{Amount: 0.25, Currency: "EURC"}, ContextBudget: ptr(3000.0),
-			Capabilities: Capabilities{Role: "human", PaymentMethods: []string{"free", "x402"}, Credentials: []string{"oauth2"}, AttestationProvider: "hsm"},
+			Env: Str("prod"), AsOf: "2026-07-06", MaxUnits: ptr(3.0), Strict: true,
+			Budget: &Budget{Amount: 0.25, Currency: Str("EURC")}, ContextBudget: ptr(3000.0),
+			Capabilities: Capabilities{Role: Str("human"), PaymentMethods: []string{"free", "x402"}, Credentials: []string{"oauth2"}, AttestationProvider: Str("hsm")},
 		},
 	}
 	if !reflect.DeepEqual(inv, want) {
@@ -42,7 +42,7 @@ func TestParsePlanArgsDefaultsAndQuirks(t *testing.T) {
 	if o.Capabilities.PaymentMethods == nil || len(o.Capabilities.PaymentMethods) != 0 {
 		t.Errorf(`--methods "" gives an empty list, got %#v`, o.Capabilities.PaymentMethods)
 	}
-	if o.Capabilities.Role != "" || o.Budget != nil || o.AsOf != "" || o.MaxUnits != nil || o.Capabilities.Credentials != nil {
+	if o.Capabilities.Role != nil || o.Budget != nil || o.AsOf != "" || o.MaxUnits != nil || o.Capabilities.Credentials != nil {
 		t.Errorf("defaults must stay unset for Plan to apply: %+v", o)
 	}
 	// A NaN maxUnits disables the cap, as Number("x") does in the reference.
@@ -62,10 +62,10 @@ func TestParsePlanArgsErrors(t *testing.T) {
 	}{
 		{[]string{"--manifest", "m"}, "Missing task."},
 		{[]string{"--task", "", "--manifest", "m"}, "Missing task."},
-		{[]string{"--task", "t"}, "Missing --manifest <loc>."},
+		{[]string{"--task", "t"}, "Missing --manifest."},
 		{[]string{"--task", "t", "--manifest", "m", "--x"}, "Unknown option: --x"},
-		{[]string{"--task", "t", "--manifest", "m", "-v"}, "Unknown option: -v"},
-		{[]string{"--manifest", "m", "--env"}, "Option '--env <value>' argument missing"},
+		{[]string{"--task", "t", "--manifest=m"}, "Unknown option: --manifest=m"},
+		{[]string{"--manifest", "m", "--task"}, "Missing task."}, // a flag at the end has no value
 		{[]string{"--task", "t", "--manifest", "m", "--follow"}, "Unsupported option: --follow (the Go reference plans a single local manifest)"},
 	}
 	for _, tt := range tests {
@@ -77,6 +77,12 @@ func TestParsePlanArgsErrors(t *testing.T) {
 	}
 	if inv, err := ParsePlanArgs([]string{"-h"}); err != nil || !inv.Help {
 		t.Errorf("-h: %+v %v", inv, err)
+	}
+	// A flag takes the next argument whatever it is, and a single dash is
+	// a positional, as kcp-agent's parser has it.
+	inv, err := ParsePlanArgs([]string{"-v", "x", "--manifest", "m", "--env", "--strict", "--as-of", ""})
+	if err != nil || inv.Task != "-v x" || inv.Options.Env == nil || *inv.Options.Env != "--strict" || inv.Options.Strict || !inv.AsOfGiven || inv.Options.AsOf != "" {
+		t.Errorf("kcp-agent's parsing: %+v %v", inv, err)
 	}
 	if ExitOK != 0 || ExitFailure != 1 || ExitUsage != 2 {
 		t.Error("exit codes changed")

@@ -3,8 +3,11 @@ package kcp
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"unicode/utf8"
 )
 
 // sortCandidates orders the survivors' indices by score descending, then
@@ -90,32 +93,40 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 		}
 	}
 	var g Governance
-	if u.Kind == "playbook" && s.LoadEligible && len(u.Steps) > 0 {
+	playbook := u.Kind == "playbook" && u.Steps != nil
+	var violated string // the step that breached the authority ceiling
+	if playbook && s.LoadEligible {
 		// c. step authority under the resolved ceiling (§3.13).
 		var reason string
-		g.Authority, reason = pl.authority(u)
+		g.Authority, violated, reason = pl.authority(u)
 		if reason != "" {
 			fail(reason)
 		}
 	}
-	if sp := pl.o.spend; sp != nil && (sp.Amount != nil || sp.Vendor != "") {
-		// d. proposed spend against action_scope.spend (§4.3a.1).
-		g.Spend = pl.spendCheck(u, sp)
-		if g.Spend != nil && !g.Spend.Within && s.LoadEligible {
-			fail("step '" + g.Spend.Step + "' " + g.Spend.Detail + " — §4.3a.1")
+	if sp := pl.o.spend; sp != nil && (sp.Amount != nil || sp.Vendor != nil) {
+		// d. proposed spend against action_scope.spend (§4.3a.1); the
+		// binding limit is recorded even when the unit is already out.
+		var step, detail string
+		g.Spend, step, detail = pl.spendCheck(u, sp)
+		if detail != "" && s.LoadEligible {
+			fail("step '" + step + "' " + detail + " — §4.3a.1")
 		}
 	}
-	if a := pl.o.action; a != nil && (a.Tool != "" || a.Path != "" || a.Capability != "") {
-		// e. proposed action against action_scope.deny (§4.3b).
-		g.ProhibitedAttempts = pl.denyCheck(u, a)
-		if len(g.ProhibitedAttempts) > 0 {
-			pa := g.ProhibitedAttempts[0]
-			fail("step '" + pa.Step + "' attempts '" + pa.Token + "' (" + pa.Dimension + "), denied by " + pa.DeniedBy +
+	var prohibited string // the step whose deny refused the action
+	if a := pl.o.action; a != nil && (a.Tool != nil || a.Path != nil || a.Capability != nil) {
+		// e. proposed action against the union of the deny lists (§4.3b).
+		if pa, ok := pl.denyCheck(u, a); ok {
+			g.ProhibitedAttempts = []ProhibitedAttempt{pa}
+			prohibited = pa.Step
+			fail("step '" + pa.Step + "' attempts '" + pa.Token + "' (" + pa.Dimension + "), denied by " + pa.BindingSource +
 				" — refused finally, not grantable (§4.3b, RFC-0030)")
 		}
 	}
-	// f. escalation grant requests (§3.14): structured only.
-	g.GrantRequests = grantRequests(u)
+	if playbook {
+		// f. escalation grant requests (§3.14): structured only, and none
+		// for a step whose action a deny refused.
+		g.GrantRequests = grantRequests(u, violated, prohibited, pl.o.has(FaultEscalationAllFire))
+	}
 	if g.Authority != nil || g.Spend != nil || len(g.GrantRequests) > 0 || len(g.ProhibitedAttempts) > 0 {
 		s.Governance = pl.newGovernance(g)
 	}
@@ -142,9 +153,11 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	// i. access is an authorization dimension; payment does not replace it (§4.11).
 	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
 		reason := "access '" + u.Access + "': agent holds no credentials"
-		if u.Access == "restricted" && !pl.o.has(FaultRestrictedOpen) {
+		switch {
+		case u.Access == "restricted" && !pl.o.has(FaultRestrictedOpen):
 			fail(reason)
-		} else {
+		case u.Access == "authenticated" && pl.o.has(FaultAuthenticatedReasonDropped):
+		default:
 			s.Reasons = append(s.Reasons, reason)
 		}
 		if s.Payment.Method == "x402" {
@@ -170,189 +183,297 @@ func (pl *planner) playbookComposition(u *Unit) string {
 }
 
 // defaultAuthorityScale ranks authority levels when the manifest declares
-// no authority_level_scale.
+// no authority_level_scale (a declared empty scale ranks nothing).
 var defaultAuthorityScale = []string{"observe", "explain", "suggest", "prepare", "commit"}
 
-// authority resolves a playbook's ceiling, the lowest of its own
-// authority_level and the agent's grant ceiling, and finds the first step
-// whose level is unknown or above it. Steps without a level are not
-// checked, and without any ceiling nothing is.
-func (pl *planner) authority(u *Unit) (*AuthorityBinding, string) {
+// authority resolves a playbook's ceiling, the lowest-ranked of its own
+// authority_level and the agent's grant ceiling (the first on a tie; a
+// level the scale lacks ranks below all), and finds the first step whose
+// declared level is unknown or above it. Without any source nothing is
+// checked; a step that declares no level is not checked.
+func (pl *planner) authority(u *Unit) (bound *AuthorityBinding, step, reason string) {
 	scale := pl.m.AuthorityLevelScale
-	if len(scale) == 0 {
+	if scale == nil {
 		scale = defaultAuthorityScale
 	}
 	rank := func(level string) int { return slices.Index(scale, level) }
-	var b AuthorityBinding
-	for _, c := range [...]AuthorityBinding{
-		{Ceiling: u.AuthorityLevel, BoundBy: "playbook authority_level"},
-		{Ceiling: pl.o.grantCeiling, BoundBy: "agent grant_ceiling"},
-	} {
-		if c.Ceiling != "" && (b.Ceiling == "" || rank(c.Ceiling) < rank(b.Ceiling)) {
+	var sources [2]AuthorityBinding
+	n := 0
+	if u.AuthorityLevel != nil {
+		sources[n] = AuthorityBinding{Ceiling: *u.AuthorityLevel, BindingSource: "playbook authority_level"}
+		n++
+	}
+	if g := pl.o.grantCeiling; g != nil {
+		sources[n] = AuthorityBinding{Ceiling: *g, BindingSource: "agent grant_ceiling"}
+		n++
+	}
+	if n == 0 {
+		return nil, "", ""
+	}
+	b := sources[0]
+	for _, c := range sources[1:n] {
+		if rank(c.Ceiling) < rank(b.Ceiling) {
 			b = c
 		}
 	}
-	if b.Ceiling == "" {
-		return nil, ""
-	}
-	bound := &b
-	ceiling := rank(bound.Ceiling)
+	bound = &b
+	ceiling := rank(b.Ceiling)
 	for _, st := range u.Steps {
-		if st.AuthorityLevel == "" {
+		if st.AuthorityLevel == nil {
 			continue
 		}
-		if r := rank(st.AuthorityLevel); r < 0 || r > ceiling {
-			return bound, "step '" + st.ID + "' requires '" + st.AuthorityLevel + "' authority, above the resolved ceiling '" +
-				bound.Ceiling + "' (bound by " + bound.BoundBy + ") — §3.13"
+		if r := rank(*st.AuthorityLevel); r < 0 || r > ceiling || (r == ceiling && pl.o.has(FaultAuthorityAtCeilingRefused)) {
+			return bound, st.ID, "step '" + st.ID + "' requires '" + *st.AuthorityLevel + "' authority, above the resolved ceiling '" +
+				b.Ceiling + "' (bound by " + b.BindingSource + ") — §3.13"
 		}
 	}
-	return bound, ""
+	return bound, "", ""
 }
 
-// invocationStep is one step as the spend and deny gates see it: its name
-// and the units whose action_scope binds it. A unit without steps is its
-// own single step.
-type invocationStep struct {
-	name  string
-	units [2]*Unit // the unit itself first, then the unit its step uses
-	n     int      // how many of units bind
+// spendScope is one step of a governed unit under a spend ceiling.
+type spendScope struct {
+	step  string
+	scope *SpendScope
 }
 
-func (st *invocationStep) binders() []*Unit { return st.units[:st.n] }
-
-// invocationSteps appends u's steps to buf.
-func (pl *planner) invocationSteps(u *Unit, buf []invocationStep) []invocationStep {
-	if len(u.Steps) == 0 {
-		return append(buf, invocationStep{name: u.ID, units: [2]*Unit{u}, n: 1})
-	}
-	for _, st := range u.Steps {
-		is := invocationStep{name: st.ID, units: [2]*Unit{u}, n: 1}
-		if used, ok := pl.unitByID(st.Uses); ok && st.Uses != "" && used.ID != u.ID {
-			is.units[1], is.n = used, 2
-		}
-		buf = append(buf, is)
-	}
-	return buf
-}
-
-// spendCheck checks the proposed spend against the spend ceiling that
-// binds each step (the used unit's action_scope.spend, else the unit's
-// own): vendor, then currency, then amount. It returns the first breach,
-// else the last check made, else nil when no ceiling applies.
-func (pl *planner) spendCheck(u *Unit, sp *SpendProposal) *SpendCheck {
-	var last *SpendCheck
-	var buf [4]invocationStep
-	for _, st := range pl.invocationSteps(u, buf[:0]) {
-		var ceiling *SpendScope
-		binders := st.binders()
-		for i := len(binders) - 1; i >= 0 && ceiling == nil; i-- {
-			if as := binders[i].ActionScope; as != nil {
-				ceiling = as.Spend
+// spendCheck checks a proposed spend against the action_scope.spend of
+// each governed step: for a playbook, the scope of the unit a step uses
+// (a step that uses nothing is bound by the playbook's own scope); for
+// any other unit, its own. Per step: a vendor outside allowed_vendors,
+// then (with an amount and a max_spend) a currency mismatch, then an
+// amount over max_spend. It returns the binding limit (the breached one,
+// else the lowest max_spend), and the breach: its step and detail.
+func (pl *planner) spendCheck(u *Unit, sp *SpendProposal) (*SpendLimit, string, string) {
+	var buf [4]spendScope
+	scopes := buf[:0]
+	if u.Kind == "playbook" && u.Steps != nil {
+		for _, st := range u.Steps {
+			var scope *SpendScope
+			if st.Uses != "" {
+				if target, ok := pl.unitByID(st.Uses); ok && target.ActionScope != nil {
+					scope = target.ActionScope.Spend
+				}
+			} else if u.ActionScope != nil {
+				scope = u.ActionScope.Spend
+			}
+			if scope != nil {
+				scopes = append(scopes, spendScope{st.ID, scope})
 			}
 		}
-		if ceiling == nil {
-			continue
-		}
-		check := &SpendCheck{Step: st.name, Within: true, Ceiling: ceiling}
-		check.Detail = spendBreach(sp, ceiling)
-		check.Within = check.Detail == ""
-		if !check.Within {
-			return check
-		}
-		last = check
+	} else if u.ActionScope != nil && u.ActionScope.Spend != nil {
+		scopes = append(scopes, spendScope{u.ID, u.ActionScope.Spend})
 	}
-	return last
+	if len(scopes) == 0 {
+		return nil, "", ""
+	}
+	for _, sc := range scopes {
+		if detail := spendBreach(sp, sc.scope, pl.o.has(FaultSpendAtMaxRefused)); detail != "" {
+			return spendLimit(sc), sc.step, detail
+		}
+	}
+	bound := scopes[0]
+	for _, sc := range scopes[1:] {
+		if maxOrInf(sc.scope.MaxSpend) < maxOrInf(bound.scope.MaxSpend) {
+			bound = sc
+		}
+	}
+	return spendLimit(bound), "", ""
 }
 
-func spendBreach(sp *SpendProposal, c *SpendScope) string {
-	if sp.Vendor != "" && len(c.AllowedVendors) > 0 && !slices.Contains(c.AllowedVendors, sp.Vendor) {
-		return fmt.Sprintf("names vendor '%s', outside allowed_vendors %s", sp.Vendor, jsonStringArray(c.AllowedVendors))
+func maxOrInf(p *float64) float64 {
+	if p == nil {
+		return math.Inf(1)
+	}
+	return *p
+}
+
+func spendLimit(sc spendScope) *SpendLimit {
+	l := &SpendLimit{MaxSpend: sc.scope.MaxSpend, Currency: sc.scope.Currency, BindingSource: "step '" + sc.step + "' action_scope.spend"}
+	if len(sc.scope.AllowedVendors) > 0 {
+		l.AllowedVendors = sc.scope.AllowedVendors
+	}
+	return l
+}
+
+func spendBreach(sp *SpendProposal, c *SpendScope, atMaxRefused bool) string {
+	if v := sp.Vendor; v != nil && len(c.AllowedVendors) > 0 && !slices.Contains(c.AllowedVendors, *v) {
+		return "names vendor '" + *v + "', outside allowed_vendors " + jsonStringArray(c.AllowedVendors)
 	}
 	if sp.Amount == nil || c.MaxSpend == nil {
 		return ""
 	}
-	cur, ceilCur := orDefault(sp.Currency, DefaultCurrency), orDefault(c.Currency, DefaultCurrency)
 	amount := formatJSNumber(*sp.Amount)
-	if cur != ceilCur {
-		return fmt.Sprintf("proposed %s %s cannot be checked against a %s ceiling (currency mismatch)", amount, cur, ceilCur)
+	if c.Currency != nil && sp.Currency != nil && *c.Currency != *sp.Currency {
+		return fmt.Sprintf("proposed %s %s cannot be checked against a %s ceiling (currency mismatch)", amount, *sp.Currency, *c.Currency)
 	}
-	if *sp.Amount > *c.MaxSpend+1e-9 {
+	if *sp.Amount > *c.MaxSpend+1e-9 || (atMaxRefused && *sp.Amount == *c.MaxSpend) {
 		return fmt.Sprintf("proposed spend %s exceeds max_spend %s", amount, formatJSNumber(*c.MaxSpend))
 	}
 	return ""
 }
 
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
+// denyCheck adjudicates the proposed action against each governed step's
+// deny lists and returns the first refusal: steps in order, and per step
+// the tool, then the path (deny paths are globs), then the capability.
+// For a playbook a step is bound by the playbook's own deny and by that of
+// the unit it uses; any other unit by its own.
+func (pl *planner) denyCheck(u *Unit, a *ActionProposal) (ProhibitedAttempt, bool) {
+	type request struct{ dimension, token string }
+	var reqBuf [3]request
+	reqs := reqBuf[:0]
+	if a.Tool != nil {
+		reqs = append(reqs, request{"tools", *a.Tool})
 	}
-	return s
-}
-
-// denyCheck matches the proposed action's tokens against the union of
-// the deny lists that bind each step, tools then paths (globs) then
-// capabilities, and returns every denied attempt in that order.
-func (pl *planner) denyCheck(u *Unit, a *ActionProposal) []ProhibitedAttempt {
-	var out []ProhibitedAttempt
-	var buf [4]invocationStep
-	for _, st := range pl.invocationSteps(u, buf[:0]) {
-		for _, binder := range st.binders() {
-			as := binder.ActionScope
-			if as == nil || as.Deny == nil {
+	if a.Path != nil {
+		reqs = append(reqs, request{"paths", *a.Path})
+	}
+	if a.Capability != nil {
+		reqs = append(reqs, request{"capabilities", *a.Capability})
+	}
+	type bound struct {
+		step            string
+		playbook, skill *ActionScope
+		skillID         string
+	}
+	var stepBuf [4]bound
+	steps := stepBuf[:0]
+	if u.Kind == "playbook" && u.Steps != nil {
+		for _, st := range u.Steps {
+			b := bound{step: st.ID, playbook: u.ActionScope, skillID: st.Uses}
+			if st.Uses != "" {
+				if target, ok := pl.unitByID(st.Uses); ok {
+					b.skill = target.ActionScope
+				}
+			}
+			steps = append(steps, b)
+		}
+	} else {
+		steps = append(steps, bound{step: u.ID, skill: u.ActionScope, skillID: u.ID})
+	}
+	for _, st := range steps {
+		for _, r := range reqs {
+			crosses := pl.o.has(FaultDenyStarCrossesSlash)
+			byPlaybook, bySkill := denies(st.playbook, r.dimension, r.token, crosses), denies(st.skill, r.dimension, r.token, crosses)
+			if !byPlaybook && !bySkill {
 				continue
 			}
-			by := orDefault(binder.Kind, "unit") + " '" + binder.ID + "' action_scope.deny"
-			d := as.Deny
-			if a.Tool != "" && slices.Contains(d.Tools, a.Tool) {
-				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Tool, Dimension: "tool", DeniedBy: by})
+			var source string
+			switch {
+			case byPlaybook && bySkill:
+				source = "playbook action_scope.deny and skill '" + st.skillID + "' action_scope.deny"
+			case byPlaybook:
+				source = "playbook action_scope.deny"
+			default:
+				source = "skill '" + st.skillID + "' action_scope.deny"
 			}
-			if a.Path != "" && slices.ContainsFunc(d.Paths, func(p string) bool { return globMatch(p, a.Path) }) {
-				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Path, Dimension: "path", DeniedBy: by})
-			}
-			if a.Capability != "" && slices.Contains(d.Capabilities, a.Capability) {
-				out = append(out, ProhibitedAttempt{Step: st.name, Token: a.Capability, Dimension: "capability", DeniedBy: by})
-			}
+			return ProhibitedAttempt{Step: st.step, Dimension: r.dimension, Token: r.token, BindingSource: source,
+				Note: "prohibited attempt: '" + r.token + "' (" + r.dimension + ") matches " + source +
+					" — refused finally, not grantable; a grant against this event records acknowledgement and does not enact (§4.3b, RFC-0030)"}, true
 		}
 	}
-	return out
+	return ProhibitedAttempt{}, false
 }
 
-// globMatch matches a path against a pattern where ** matches any run of
-// characters and * any run without a slash.
+// denies reports whether a scope's deny list refuses a token on one
+// dimension: tools and capabilities by equality, paths also by glob.
+func denies(scope *ActionScope, dimension, token string, starCrossesSlash bool) bool {
+	if scope == nil || scope.Deny == nil {
+		return false
+	}
+	switch dimension {
+	case "tools":
+		return slices.Contains(scope.Deny.Tools, token)
+	case "capabilities":
+		return slices.Contains(scope.Deny.Capabilities, token)
+	}
+	return slices.ContainsFunc(scope.Deny.Paths, func(p string) bool {
+		if starCrossesSlash {
+			p = strings.ReplaceAll(p, "*", "**")
+		}
+		return p == token || globMatch(p, token)
+	})
+}
+
+// globMatch matches a path against a deny pattern the way the reference
+// does, by a regular expression built from it: ** matches any run of
+// characters but a line terminator, * any run without a slash, and every
+// other character itself, except that ? makes the character before it
+// optional (the reference does not escape it). A pattern the reference
+// could not compile matches nothing.
 func globMatch(pattern, path string) bool {
-	if pattern == "" {
-		return path == ""
-	}
-	if strings.HasPrefix(pattern, "**") {
-		rest := pattern[2:]
-		for i := 0; i <= len(path); i++ {
-			if globMatch(rest, path[i:]) {
-				return true
-			}
-		}
-		return false
-	}
-	if pattern[0] == '*' {
-		rest := pattern[1:]
-		for i := 0; i <= len(path); i++ {
-			if globMatch(rest, path[i:]) {
-				return true
-			}
-			if i < len(path) && path[i] == '/' {
-				return false
-			}
-		}
-		return false
-	}
-	return path != "" && pattern[0] == path[0] && globMatch(pattern[1:], path[1:])
+	re, ok := globRegexp(pattern)
+	return ok && re.MatchString(path)
 }
 
-// grantRequests lists the escalation paths a playbook's steps declare.
-func grantRequests(u *Unit) []GrantRequest {
+var globCache sync.Map // pattern → *regexp.Regexp (nil when invalid)
+
+func globRegexp(pattern string) (*regexp.Regexp, bool) {
+	if v, ok := globCache.Load(pattern); ok {
+		re, _ := v.(*regexp.Regexp)
+		return re, re != nil
+	}
+	var b strings.Builder
+	b.WriteString("^(?:")
+	atom := false // whether a quantifiable atom precedes
+	valid := true
+	for i := 0; i < len(pattern); {
+		switch {
+		case strings.HasPrefix(pattern[i:], "**"):
+			b.WriteString(`[^\n\r\x{2028}\x{2029}]*`)
+			i += 2
+			atom = true
+		case pattern[i] == '*':
+			b.WriteString("[^/]*")
+			i++
+			atom = true
+		case pattern[i] == '?':
+			// x? then x?? (lazy, the same set) are valid; anything else
+			// is "nothing to repeat".
+			if !atom {
+				valid = false
+			}
+			b.WriteByte('?')
+			i++
+			if i < len(pattern) && pattern[i] == '?' {
+				i++ // the lazy form matches the same strings
+			}
+			atom = false
+		default:
+			r, size := utf8.DecodeRuneInString(pattern[i:])
+			b.WriteString(regexp.QuoteMeta(string(r)))
+			i += size
+			atom = true
+		}
+	}
+	b.WriteString(")$")
+	var re *regexp.Regexp
+	if valid {
+		re = regexp.MustCompile(b.String())
+	}
+	globCache.Store(pattern, re)
+	return re, re != nil
+}
+
+// grantRequests lists, for each playbook step that declares escalation
+// triggers, the triggers the planner cannot clear: every one but
+// insufficient_authority_level, which fires only for the step that
+// breached the authority ceiling. A step whose action a deny refused asks
+// for nothing (a deny is not grantable).
+func grantRequests(u *Unit, violated, prohibited string, allFire bool) []GrantRequest {
 	var out []GrantRequest
 	for _, st := range u.Steps {
-		if len(st.Escalation) > 0 {
-			out = append(out, GrantRequest{Step: st.ID, Escalation: slices.Clone(st.Escalation), Authority: st.AuthorityLevel})
+		if len(st.Escalation) == 0 || (prohibited != "" && st.ID == prohibited) {
+			continue
+		}
+		var fired []string
+		for _, t := range st.Escalation {
+			if t != "insufficient_authority_level" || (violated != "" && st.ID == violated) || allFire {
+				fired = append(fired, t)
+			}
+		}
+		if len(fired) > 0 {
+			out = append(out, GrantRequest{Step: st.ID, Triggers: fired,
+				Note: "step '" + st.ID + "' declares escalation " + jsonStringArray(fired) + " — a grant is owed before enactment (not auto-approved) — §3.14"})
 		}
 	}
 	return out

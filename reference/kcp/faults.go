@@ -24,6 +24,22 @@ const (
 	FaultCurrencyIgnored      Fault = "currency-ignored"      // a price in another currency counts against the budget
 	FaultStrictKeepsUnsized   Fault = "strict-keeps-unsized"  // strict mode selects units that declare no size
 	FaultUnaffordableSelected Fault = "unaffordable-selected" // a unit with no usable payment method stays eligible
+
+	// Faults only the selected units' reasons, the governance blocks, the
+	// boundary vectors or the plan-json answers catch.
+	FaultAuthenticatedReasonDropped Fault = "authenticated-reason-dropped" // an authenticated unit without credentials says nothing about it
+	FaultNoteReworded               Fault = "note-reworded"                // the budget note of a plan without a budget is reworded
+	FaultShortTermsKept             Fault = "short-terms-kept"             // task terms of two characters are kept
+	FaultValidFromExclusive         Fault = "valid-from-exclusive"         // a unit valid from asOf is not active yet
+	FaultBudgetCeilingExclusive     Fault = "budget-ceiling-exclusive"     // a price that exactly fills the money ceiling is over it
+	FaultContextCeilingExclusive    Fault = "context-ceiling-exclusive"    // a size that exactly fills the token ceiling is over it
+	FaultBytesFloor                 Fault = "bytes-floor"                  // bytes/4 is rounded down
+	FaultMaxUnitsFloored            Fault = "max-units-floored"            // a fractional maxUnits is rounded down
+	FaultAuthorityAtCeilingRefused  Fault = "authority-at-ceiling-refused" // a step at the ceiling's own level is refused
+	FaultSpendAtMaxRefused          Fault = "spend-at-max-refused"         // a proposed spend equal to max_spend is refused
+	FaultDenyStarCrossesSlash       Fault = "deny-star-crosses-slash"      // a deny path's * matches across a slash
+	FaultEscalationAllFire          Fault = "escalation-all-fire"          // insufficient_authority_level is owed by every step that declares it
+	FaultSelfReportOneDivided       Fault = "self-report-one-divided"      // a self-reported confidence of exactly 1 is read as 1 %
 )
 
 // Faults lists every planted fault.
@@ -32,18 +48,25 @@ var Faults = []Fault{
 	FaultSupersessionIgnored, FaultReasonReworded, FaultBudgetUnchecked, FaultContextUnchecked,
 	FaultRestrictedOpen, FaultAttestationIgnored, FaultSkillsEligible, FaultTieBreakReversed,
 	FaultMaxUnitsOffByOne, FaultCurrencyIgnored, FaultStrictKeepsUnsized, FaultUnaffordableSelected,
+	FaultAuthenticatedReasonDropped, FaultNoteReworded, FaultShortTermsKept, FaultValidFromExclusive,
+	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
+	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
+	FaultSelfReportOneDivided,
 }
 
-// has reports whether a fault is planted; the planner asks only on the
-// paths a fault changes, so an honest plan pays one length check.
-func (e *effective) has(f Fault) bool {
-	for _, x := range e.faults {
+// hasFault reports whether f is among faults.
+func hasFault(faults []Fault, f Fault) bool {
+	for _, x := range faults {
 		if x == f {
 			return true
 		}
 	}
 	return false
 }
+
+// has reports whether a fault is planted; the planner asks only on the
+// paths a fault changes, so an honest plan pays one length check.
+func (e *effective) has(f Fault) bool { return hasFault(e.faults, f) }
 
 // reverseTies reverses each run of equal scores in a sorted order (the
 // tie-break-reversed fault).

@@ -12,7 +12,7 @@ func (pl *planner) federation() []FederationChoice {
 	env := pl.o.env
 	for _, ref := range pl.m.Manifests {
 		f := FederationChoice{ID: ref.ID, URL: ref.URL, LocalMirror: ref.LocalMirror}
-		inEnv := ref.Context == nil || (env != "" && slices.Contains(ref.Context, env))
+		inEnv := ref.Context == nil || (env != nil && slices.Contains(ref.Context, *env))
 		if ai := ref.AgentIdentity; ai != nil {
 			f.DocsURL = ai.DocsURL
 			if isTrue(ai.Required) && ai.CredentialHint != "" && !slices.Contains(pl.o.credentials, ai.CredentialHint) {
@@ -21,8 +21,8 @@ func (pl *planner) federation() []FederationChoice {
 		}
 		f.Selected = inEnv
 		switch {
-		case !inEnv && env != "":
-			f.Reason = contextReason(ref.Context, " excludes env '", env, "'")
+		case !inEnv && env != nil:
+			f.Reason = contextReason(ref.Context, " excludes env '", *env, "'")
 		case !inEnv:
 			f.Reason = contextReason(ref.Context, " requires a declared env; none given (fail-closed)", "", "")
 		case f.CredentialNeeded != "":

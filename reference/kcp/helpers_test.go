@@ -23,7 +23,7 @@ func mustParse(t testing.TB, yaml string) Manifest {
 // agentOpts are the options every conformance vector pins: asOf, role
 // agent, methods free and x402.
 func agentOpts() Options {
-	return Options{AsOf: asOf, Capabilities: Capabilities{Role: "agent", PaymentMethods: []string{"free", "x402"}}}
+	return Options{AsOf: asOf, Capabilities: Capabilities{Role: Str("agent"), PaymentMethods: []string{"free", "x402"}}}
 }
 
 func planOf(t testing.TB, yaml, task string, o Options) AgentPlan {

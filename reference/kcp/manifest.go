@@ -35,8 +35,8 @@ type Unit struct {
 	Scope            string
 	Access           string // "public", "authenticated", "restricted", …
 	AuthScope        string
-	Kind             string // "", "knowledge", "skill", "playbook", …
-	AuthorityLevel   string
+	Kind             string  // "", "knowledge", "skill", "playbook", …
+	AuthorityLevel   *string // nil when not declared
 	Audience         []string
 	Triggers         []string
 	NotFor           []string
@@ -48,7 +48,8 @@ type Unit struct {
 	Payment          *Payment
 	RateLimits       *RateLimits
 	ActionScope      *ActionScope
-	Steps            []Step
+	// Steps is nil unless `steps` is an array (which may be empty).
+	Steps []Step
 }
 
 // Temporal is a unit's validity window; "" means the bound is not set.
@@ -105,7 +106,7 @@ type ActionScope struct {
 type SpendScope struct {
 	MaxSpend       *float64
 	AllowedVendors []string
-	Currency       string
+	Currency       *string
 }
 
 // DenyScope is action_scope.deny (§4.3b); paths may use * and ** globs.
@@ -119,7 +120,7 @@ type Step struct {
 	Uses             string
 	Action           string
 	DependsOn        []string
-	AuthorityLevel   string
+	AuthorityLevel   *string // nil when not declared
 	Escalation       []string
 	SuccessCondition string
 	OnFailure        string
@@ -156,7 +157,8 @@ type TrustRequirements struct {
 // Signing is the `signing` block, or the legacy
 // trust.content_integrity block mapped onto it.
 type Signing struct {
-	Scheme, Scope, PublicKey, Signature, KeyID string
+	Scheme, Scope, PublicKey, Signature string
+	KeyID                               *string
 }
 
 // Serving is the `serving` block (§3.12).

@@ -11,8 +11,9 @@ package kcp
 // "now", and the caller supplies it (see [DefaultAsOf]).
 type Options struct {
 	// Env is the runtime environment used for federation context slicing;
-	// "" means none declared (fail-closed for context-tagged refs).
-	Env string `json:"env,omitempty"`
+	// nil means none declared (fail-closed for context-tagged refs). An
+	// empty env is declared: it matches a ref tagged "".
+	Env *string `json:"env,omitempty"`
 	// AsOf is the ISO date (YYYY-MM-DD) the temporal gates compare
 	// against, as plain strings.
 	AsOf string `json:"asOf,omitempty"`
@@ -29,8 +30,9 @@ type Options struct {
 	// Capabilities describe the agent; a field that is set replaces the
 	// default (a shallow merge).
 	Capabilities Capabilities `json:"capabilities"`
-	// GrantCeiling is the agent's authority grant ceiling (§3.13).
-	GrantCeiling string `json:"grantCeiling,omitempty"`
+	// GrantCeiling is the agent's authority grant ceiling (§3.13); nil
+	// means none (an empty one is a level no scale holds).
+	GrantCeiling *string `json:"grantCeiling,omitempty"`
 	// Spend is a proposed spend to check against action_scope.spend
 	// (§4.3a.1).
 	Spend *SpendProposal `json:"spend,omitempty"`
@@ -45,37 +47,42 @@ type Options struct {
 // Budget is the money ceiling.
 type Budget struct {
 	Amount float64 `json:"amount"`
-	// Currency defaults to "USDC" when empty.
-	Currency string `json:"currency,omitempty"`
-	// Spent is money already committed upstream (in a federation walk).
-	Spent float64 `json:"spent,omitempty"`
+	// Currency is nil for the default "USDC"; an empty currency is a
+	// currency of its own, as in the reference.
+	Currency *string `json:"currency,omitempty"`
+	// Spent is money already committed upstream (in a federation walk);
+	// nil means none.
+	Spent *float64 `json:"spent,omitempty"`
 }
 
-// Capabilities describe what the agent is and holds.
+// Capabilities describe what the agent is and holds. Each field replaces
+// its default when set, even to an empty value (JS object spread).
 type Capabilities struct {
-	// Role is the audience role; "" means the default "agent".
-	Role string `json:"role,omitempty"`
+	// Role is the audience role; nil means the default "agent".
+	Role *string `json:"role,omitempty"`
 	// PaymentMethods the agent can settle; nil means ["free"], while an
 	// empty non-nil list means none.
 	PaymentMethods []string `json:"paymentMethods"`
 	// Credentials the agent holds; nil means none.
 	Credentials []string `json:"credentials"`
-	// AttestationProvider the agent can present; "" means none.
-	AttestationProvider string `json:"attestationProvider,omitempty"`
+	// AttestationProvider the agent can present; nil (or "") means none.
+	AttestationProvider *string `json:"attestationProvider,omitempty"`
 }
 
-// SpendProposal is a spend an invocation would make.
+// SpendProposal is a spend an invocation would make; a nil field is not
+// proposed.
 type SpendProposal struct {
 	Amount   *float64 `json:"amount,omitempty"`
-	Vendor   string   `json:"vendor,omitempty"`
-	Currency string   `json:"currency,omitempty"` // "" means USDC
+	Vendor   *string  `json:"vendor,omitempty"`
+	Currency *string  `json:"currency,omitempty"`
 }
 
-// ActionProposal is an action an invocation would attempt.
+// ActionProposal is an action an invocation would attempt; a nil field is
+// not proposed.
 type ActionProposal struct {
-	Tool       string `json:"tool,omitempty"`
-	Path       string `json:"path,omitempty"`
-	Capability string `json:"capability,omitempty"`
+	Tool       *string `json:"tool,omitempty"`
+	Path       *string `json:"path,omitempty"`
+	Capability *string `json:"capability,omitempty"`
 }
 
 // DefaultMaxUnits is the maxUnits default.
@@ -86,18 +93,19 @@ const DefaultCurrency = "USDC"
 
 // effective is Options with every default applied.
 type effective struct {
-	env           string
+	env           *string
 	asOf          string
 	maxUnits      float64
 	strict        bool
 	budget        *Budget
 	currency      string
+	spent         float64 // budget.spent, 0 when none
 	contextBudget *float64
 	role          string
 	methods       []string
 	credentials   []string
-	attest        string
-	grantCeiling  string
+	attest        *string
+	grantCeiling  *string
 	spend         *SpendProposal
 	action        *ActionProposal
 	faults        []Fault
@@ -129,11 +137,16 @@ func resolveOptions(o Options) effective {
 	if o.MaxUnits != nil {
 		e.maxUnits = *o.MaxUnits
 	}
-	if o.Budget != nil && o.Budget.Currency != "" {
-		e.currency = o.Budget.Currency
+	if b := o.Budget; b != nil {
+		if b.Currency != nil {
+			e.currency = *b.Currency
+		}
+		if b.Spent != nil {
+			e.spent = *b.Spent
+		}
 	}
-	if o.Capabilities.Role != "" {
-		e.role = o.Capabilities.Role
+	if o.Capabilities.Role != nil {
+		e.role = *o.Capabilities.Role
 	}
 	if o.Capabilities.PaymentMethods != nil {
 		e.methods = o.Capabilities.PaymentMethods
@@ -143,3 +156,7 @@ func resolveOptions(o Options) effective {
 	}
 	return e
 }
+
+// Str returns a pointer to a copy of s, for the optional fields of
+// Options.
+func Str(s string) *string { return &s }

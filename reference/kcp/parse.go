@@ -70,7 +70,7 @@ func parseUnit(u *jsObject) Unit {
 		Access:         asStr(u, "access"),
 		AuthScope:      asStr(u, "auth_scope"),
 		Kind:           asStr(u, "kind"),
-		AuthorityLevel: asStr(u, "authority_level"),
+		AuthorityLevel: asStrPtr(u, "authority_level"),
 		Audience:       asStrArr(field(u, "audience")),
 		Triggers:       asStrArr(field(u, "triggers")),
 		NotFor:         asStrArr(field(u, "not_for")),
@@ -98,7 +98,7 @@ func parseUnit(u *jsObject) Unit {
 			unit.ActionScope.Spend = &SpendScope{
 				MaxSpend:       asNum(s, "max_spend"),
 				AllowedVendors: asStrArr(field(s, "allowed_vendors")),
-				Currency:       asStr(s, "currency"),
+				Currency:       asStrPtr(s, "currency"),
 			}
 		}
 		if d, ok := field(a, "deny").(*jsObject); ok {
@@ -110,17 +110,21 @@ func parseUnit(u *jsObject) Unit {
 		}
 	}
 	if steps, ok := field(u, "steps").([]any); ok {
+		unit.Steps = []Step{}
 		for _, sv := range steps {
 			s, ok := sv.(*jsObject)
-			if !ok || asStr(s, "id") == "" {
+			if !ok {
 				continue
 			}
+			if _, ok := s.get("id"); !ok {
+				continue // only a step with no id at all is dropped (an id of null is "null")
+			}
 			step := Step{
-				ID:               asStr(s, "id"),
+				ID:               strDefault(s, "id", "null"),
 				Uses:             asStr(s, "uses"),
 				Action:           asStr(s, "action"),
 				DependsOn:        asStrArr(field(s, "depends_on")),
-				AuthorityLevel:   asStr(s, "authority_level"),
+				AuthorityLevel:   asStrPtr(s, "authority_level"),
 				SuccessCondition: asStr(s, "success_condition"),
 				OnFailure:        asStr(s, "on_failure"),
 				Timeout:          asStr(s, "timeout"),
@@ -232,7 +236,7 @@ func parseSigning(root *jsObject) *Signing {
 			Scope:     asStr(s, "scope"),
 			PublicKey: asStr(s, "public_key"),
 			Signature: asStr(s, "signature"),
-			KeyID:     asStr(s, "key_id"),
+			KeyID:     asStrPtr(s, "key_id"),
 		}
 	}
 	trust, _ := field(root, "trust").(*jsObject)
@@ -240,18 +244,23 @@ func parseSigning(root *jsObject) *Signing {
 	if !ok {
 		return nil
 	}
-	legacy, _ := field(ci, "signing").(*jsObject)
-	s := &Signing{
-		Scheme:    asStr(legacy, "algorithm"),
+	legacy, ok := field(ci, "signing").(*jsObject)
+	if !ok {
+		return nil
+	}
+	orElse := func(a, b *string) string { // a ?? b
+		if a != nil {
+			return *a
+		}
+		if b != nil {
+			return *b
+		}
+		return ""
+	}
+	return &Signing{
+		Scheme:    orElse(asStrPtr(legacy, "algorithm"), asStrPtr(legacy, "scheme")),
 		PublicKey: asStr(legacy, "public_key"),
-		Signature: asStr(legacy, "signature"),
-		KeyID:     asStr(legacy, "key_id"),
+		Signature: orElse(asStrPtr(ci, "signature_file"), asStrPtr(legacy, "signature")),
+		KeyID:     asStrPtr(legacy, "key_id"),
 	}
-	if s.Scheme == "" {
-		s.Scheme = asStr(legacy, "scheme")
-	}
-	if s.Signature == "" {
-		s.Signature = asStr(ci, "signature_file")
-	}
-	return s
 }

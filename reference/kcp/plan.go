@@ -10,7 +10,7 @@ type AgentPlan struct {
 	TaskTerms   []string // Terms(Task), duplicates kept
 	Manifest    PlanManifest
 	Trust       PlanTrust
-	Environment string // Options.Env; "" when none
+	Environment *string // Options.Env; nil when none
 	AsOf        string
 	Options     PlanOptions // the effective options, defaults applied
 
@@ -36,8 +36,6 @@ type PlanManifest struct {
 	KCPVersion *string
 	Source     string
 	SHA256     string
-	// Signed reports a signing block; verification is not the planner's.
-	Signed bool
 }
 
 // PlanTrust is the trust gate (§3.2).
@@ -52,12 +50,12 @@ type PlanOptions struct {
 	Role                string
 	PaymentMethods      []string
 	Credentials         []string
-	AttestationProvider string
+	AttestationProvider *string
 	MaxUnits            float64
 	Strict              bool
 	Budget              *Budget
 	ContextBudget       *float64
-	GrantCeiling        string
+	GrantCeiling        *string
 	Spend               *SpendProposal
 	Action              *ActionProposal
 }
@@ -85,39 +83,43 @@ type SelectedUnit struct {
 // by pointer, since most units have none.
 type Governance struct {
 	Authority          *AuthorityBinding
-	Spend              *SpendCheck
+	Spend              *SpendLimit
 	GrantRequests      []GrantRequest
 	ProhibitedAttempts []ProhibitedAttempt
 }
 
-// AuthorityBinding is the resolved authority ceiling of a playbook.
+// AuthorityBinding is the resolved authority ceiling of a playbook: the
+// lowest of its declared sources, and which source that was.
 type AuthorityBinding struct {
-	Ceiling string // the level
-	BoundBy string // "playbook authority_level" or "agent grant_ceiling"
+	Ceiling       string // the level
+	BindingSource string // "playbook authority_level" or "agent grant_ceiling"
 }
 
-// SpendCheck is the outcome of checking Options.Spend against
-// action_scope.spend.
-type SpendCheck struct {
-	Step    string
-	Within  bool
-	Detail  string // "" when within
-	Ceiling *SpendScope
+// SpendLimit is the action_scope.spend that binds a proposed spend
+// (§4.3a.1): the one a step breached, else the lowest max_spend.
+type SpendLimit struct {
+	MaxSpend       *float64
+	AllowedVendors []string // nil unless the scope lists vendors
+	Currency       *string
+	BindingSource  string // "step '<id>' action_scope.spend"
 }
 
-// GrantRequest is a structured escalation request of a playbook step.
+// GrantRequest is an escalation a playbook step declares that the planner
+// cannot clear itself (§3.14): a grant is owed before enactment.
 type GrantRequest struct {
-	Step       string
-	Escalation []string
-	Authority  string
+	Step     string
+	Triggers []string // the triggers that fired
+	Note     string
 }
 
-// ProhibitedAttempt is an action token denied by action_scope.deny.
+// ProhibitedAttempt is a proposed action token a deny list refuses
+// (§4.3b): final, never grantable.
 type ProhibitedAttempt struct {
-	Step      string
-	Token     string
-	Dimension string // "tool", "path" or "capability"
-	DeniedBy  string
+	Step          string
+	Dimension     string // "tools", "paths" or "capabilities"
+	Token         string
+	BindingSource string // the deny list(s) that matched
+	Note          string
 }
 
 // PaymentChoice is how the agent would pay for a unit.
@@ -161,15 +163,15 @@ type BudgetSummary struct {
 	ProjectedSpend   *float64
 	Remaining        *float64
 	Currency         string
-	AlreadyCommitted *float64 // budget.spent, when positive
+	AlreadyCommitted *float64 // money(budget.spent), when positive
 	Note             string
 }
 
-// UnitCost is the per-request cost of a selected, load-eligible unit.
+// UnitCost is the per-request cost of a selected, load-eligible x402
+// unit.
 type UnitCost struct {
-	ID              string
-	Cost            string
-	PricePerRequest *float64
+	Unit string // the unit's id
+	Cost string
 }
 
 // ContextSummary is the token side of the plan (§4.15).
@@ -185,9 +187,13 @@ type ContextSummary struct {
 
 // ServingCheck is the serving-binding check (§3.12 / C22).
 type ServingCheck struct {
-	Declared []string // serving.manifest
-	Source   string
-	// Status is "bound" (source listed), "unbound" (an http(s) source
-	// not listed: trust capped at 'known'), or "not-checked".
+	// Status is "bound" (the http(s) source is listed), "unbound" (it is
+	// not: trust capped at 'known'), "local" (not retrieved over
+	// http(s)) or "no-binding" (serving.manifest lists nothing).
 	Status string
+	Detail string
+	// RetrievalURL is the source, for an http(s) source.
+	RetrievalURL string
+	// Declared is serving.manifest; nil for no-binding.
+	Declared []string
 }

@@ -1,42 +1,71 @@
 package kcp
 
-import "strings"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // PlanSchemaVersion is the schemaVersion of the machine-readable plan.
 const PlanSchemaVersion = 1
 
 // Envelope is what the CLI adds around a plan in `plan --json`.
 type Envelope struct {
-	// Signature is the manifest signature status. When nil it is derived:
-	// {unsigned, "manifest declares no signature"} for a manifest without
-	// a signing block, else {unverified, …}, because this package does not
-	// verify signatures.
-	Signature *SignatureStatus
+	// Signature is the manifest's signature verdict (VerifySignature); nil
+	// leaves it out, as a planner that did not verify does.
+	Signature *SignatureResult
 	// CorrelationID is echoed when non-empty (--correlation-id).
 	CorrelationID string
 }
 
-// SignatureStatus is the signature verdict shown in the plan JSON.
-type SignatureStatus struct {
-	Status string
-	Detail string
+// PlanJSON renders a plan as `kcp-agent plan --json` prints it: the
+// library plan (PlanObjectJSON) with the manifest's sha256 appended to
+// its manifest block and the signature verdict after it, then
+// schemaVersion 1, kind "plan" and a correlationId when one is given;
+// two-space indentation, JavaScript number formatting, and a trailing
+// newline. Field order, optional fields and every note text are
+// kcp-agent 0.27.0's.
+func PlanJSON(p AgentPlan, e Envelope) []byte {
+	root := planObject(p, true)
+	if e.Signature != nil {
+		root.put("signature", signatureJSON(*e.Signature))
+	}
+	root.put("schemaVersion", PlanSchemaVersion)
+	root.put("kind", "plan")
+	root.putIf(e.CorrelationID != "", "correlationId", e.CorrelationID)
+	return render(root)
 }
 
-// PlanJSON renders a plan as `kcp-agent plan --json` prints it: the plan
-// fields at the top level, then signature, serving, correlationId,
-// schemaVersion 1 and kind "plan"; two-space indentation, JavaScript
-// number formatting, optional fields left out when unset, and a trailing
-// newline. The key order and the note texts are this package's choice;
-// the decisions, reasons and numbers are the contract.
-func PlanJSON(p AgentPlan, e Envelope) []byte {
+// PlanObjectJSON renders a plan as kcp-agent's plan() returns it, through
+// JSON.stringify(plan, null, 2): what the library gives a caller, without
+// the sha256, signature and envelope the command line adds.
+func PlanObjectJSON(p AgentPlan) []byte { return render(planObject(p, false)) }
+
+// PlanObject is PlanObjectJSON on one line (JSON.stringify(plan)), as
+// the runner protocol carries it.
+func PlanObject(p AgentPlan) json.RawMessage {
+	var b strings.Builder
+	jsonWrite(&b, planObject(p, false), "", 0)
+	return json.RawMessage(b.String())
+}
+
+func render(root *jsonObject) []byte {
+	var b strings.Builder
+	jsonWrite(&b, root, "  ", 0)
+	b.WriteByte('\n')
+	return []byte(b.String())
+}
+
+func planObject(p AgentPlan, withSHA bool) *jsonObject {
 	root := &jsonObject{}
 	root.put("task", p.Task)
-	root.put("manifest", manifestJSON(p.Manifest))
+	root.put("manifest", manifestJSON(p.Manifest, withSHA))
 	root.put("trust", (&jsonObject{}).
 		put("requiresAttestation", p.Trust.RequiresAttestation).
 		put("agentCanAttest", p.Trust.AgentCanAttest).
 		put("note", p.Trust.Note))
-	root.putIf(p.Environment != "", "environment", p.Environment)
+	if p.Environment != nil {
+		root.put("environment", *p.Environment)
+	}
 	root.put("asOf", p.AsOf)
 	root.put("options", optionsJSON(p.Options))
 	selected := make([]any, len(p.Selected))
@@ -72,65 +101,75 @@ func PlanJSON(p AgentPlan, e Envelope) []byte {
 		put("unmeasured", p.Context.Unmeasured).
 		put("note", p.Context.Note))
 	root.put("warnings", p.Warnings)
-	sig := e.Signature
-	if sig == nil {
-		sig = &SignatureStatus{Status: "unsigned", Detail: "manifest declares no signature"}
-		if p.Manifest.Signed {
-			sig = &SignatureStatus{Status: "unverified", Detail: "manifest declares a signature; this implementation does not verify signatures"}
-		}
-	}
-	root.put("signature", (&jsonObject{}).put("status", sig.Status).put("detail", sig.Detail))
 	if s := p.Serving; s != nil {
 		root.put("serving", (&jsonObject{}).
-			putIf(s.Declared != nil, "manifest", s.Declared).
-			put("source", s.Source).
-			put("status", s.Status))
+			put("status", s.Status).
+			put("detail", s.Detail).
+			putIf(s.RetrievalURL != "", "retrievalUrl", s.RetrievalURL).
+			putIf(s.Declared != nil, "declared", s.Declared))
 	}
-	root.putIf(e.CorrelationID != "", "correlationId", e.CorrelationID)
-	root.put("schemaVersion", PlanSchemaVersion)
-	root.put("kind", "plan")
-	var b strings.Builder
-	jsonWrite(&b, root, "  ", 0)
-	b.WriteByte('\n')
-	return []byte(b.String())
+	return root
 }
 
-func manifestJSON(m PlanManifest) *jsonObject {
+func signatureJSON(s SignatureResult) *jsonObject {
+	o := (&jsonObject{}).put("status", s.Status).put("detail", s.Detail)
+	if s.KeyID != nil {
+		o.put("keyId", *s.KeyID)
+	}
+	return o
+}
+
+func manifestJSON(m PlanManifest, withSHA bool) *jsonObject {
 	o := (&jsonObject{}).put("project", m.Project).put("version", m.Version)
 	if m.KCPVersion != nil {
 		o.put("kcpVersion", *m.KCPVersion)
 	}
-	return o.putIf(m.Source != "", "source", m.Source).putIf(m.SHA256 != "", "sha256", m.SHA256)
+	return o.putIf(m.Source != "", "source", m.Source).putIf(withSHA && m.SHA256 != "", "sha256", m.SHA256)
 }
 
 func optionsJSON(o PlanOptions) *jsonObject {
 	caps := (&jsonObject{}).
 		put("role", o.Role).
 		put("paymentMethods", o.PaymentMethods).
-		put("credentials", o.Credentials).
-		putIf(o.AttestationProvider != "", "attestationProvider", o.AttestationProvider)
+		put("credentials", o.Credentials)
+	if o.AttestationProvider != nil {
+		caps.put("attestationProvider", *o.AttestationProvider)
+	}
 	out := (&jsonObject{}).put("capabilities", caps).put("maxUnits", o.MaxUnits).put("strict", o.Strict)
 	if b := o.Budget; b != nil {
-		out.put("budget", (&jsonObject{}).
-			put("amount", b.Amount).
-			putIf(b.Currency != "", "currency", b.Currency).
-			putIf(b.Spent != 0, "spent", b.Spent))
+		bo := (&jsonObject{}).put("amount", b.Amount)
+		if b.Currency != nil {
+			bo.put("currency", *b.Currency)
+		}
+		if b.Spent != nil {
+			bo.put("spent", *b.Spent)
+		}
+		out.put("budget", bo)
 	}
 	out.putIf(o.ContextBudget != nil, "contextBudget", o.ContextBudget)
-	out.putIf(o.GrantCeiling != "", "grantCeiling", o.GrantCeiling)
+	if o.GrantCeiling != nil {
+		out.put("grantCeiling", *o.GrantCeiling)
+	}
 	if s := o.Spend; s != nil {
-		out.put("spend", (&jsonObject{}).
-			putIf(s.Amount != nil, "amount", s.Amount).
-			putIf(s.Vendor != "", "vendor", s.Vendor).
-			putIf(s.Currency != "", "currency", s.Currency))
+		so := (&jsonObject{}).putIf(s.Amount != nil, "amount", s.Amount)
+		putString(so, "vendor", s.Vendor)
+		putString(so, "currency", s.Currency)
+		out.put("spend", so)
 	}
 	if a := o.Action; a != nil {
-		out.put("action", (&jsonObject{}).
-			putIf(a.Tool != "", "tool", a.Tool).
-			putIf(a.Path != "", "path", a.Path).
-			putIf(a.Capability != "", "capability", a.Capability))
+		ao := &jsonObject{}
+		putString(ao, "tool", a.Tool)
+		putString(ao, "path", a.Path)
+		putString(ao, "capability", a.Capability)
+		out.put("action", ao)
 	}
 	return out
+}
+
+func putString(o *jsonObject, key string, s *string) {
+	if s != nil {
+		o.put(key, *s)
+	}
 }
 
 func selectedJSON(s SelectedUnit) *jsonObject {
@@ -145,14 +184,16 @@ func selectedJSON(s SelectedUnit) *jsonObject {
 		put("path", s.Path).
 		put("intent", s.Intent).
 		put("score", s.Score).
-		put("loadEligible", s.LoadEligible).
 		put("reasons", s.Reasons).
 		put("payment", pay).
-		put("requiresAttestation", s.RequiresAttestation)
+		put("requiresAttestation", s.RequiresAttestation).
+		put("loadEligible", s.LoadEligible)
 	if as := s.ActionScope; as != nil {
 		scope := (&jsonObject{}).put("tools", as.Tools).put("paths", as.Paths).put("capabilities", as.Capabilities)
 		if sp := as.Spend; sp != nil {
-			scope.put("spend", spendScopeJSON(sp))
+			so := (&jsonObject{}).putIf(sp.MaxSpend != nil, "max_spend", sp.MaxSpend).put("allowed_vendors", sp.AllowedVendors)
+			putString(so, "currency", sp.Currency)
+			scope.put("spend", so)
 		}
 		if d := as.Deny; d != nil {
 			scope.put("deny", (&jsonObject{}).put("tools", d.Tools).put("paths", d.Paths).put("capabilities", d.Capabilities))
@@ -163,40 +204,31 @@ func selectedJSON(s SelectedUnit) *jsonObject {
 	return o
 }
 
-func spendScopeJSON(sp *SpendScope) *jsonObject {
-	return (&jsonObject{}).
-		putIf(sp.MaxSpend != nil, "max_spend", sp.MaxSpend).
-		put("allowed_vendors", sp.AllowedVendors).
-		putIf(sp.Currency != "", "currency", sp.Currency)
-}
-
 func governanceJSON(o *jsonObject, g *Governance) {
 	if g == nil {
 		return
 	}
 	if a := g.Authority; a != nil {
-		o.put("authority", (&jsonObject{}).put("ceiling", a.Ceiling).put("boundBy", a.BoundBy))
+		o.put("authority", (&jsonObject{}).put("ceiling", a.Ceiling).put("bindingSource", a.BindingSource))
 	}
 	if s := g.Spend; s != nil {
-		o.put("spend", (&jsonObject{}).
-			put("step", s.Step).
-			put("within", s.Within).
-			putIf(s.Detail != "", "detail", s.Detail).
-			put("ceiling", spendScopeJSON(s.Ceiling)))
+		so := (&jsonObject{}).putIf(s.MaxSpend != nil, "maxSpend", s.MaxSpend).
+			putIf(s.AllowedVendors != nil, "allowedVendors", s.AllowedVendors)
+		putString(so, "currency", s.Currency)
+		o.put("spend", so.put("bindingSource", s.BindingSource))
 	}
 	if len(g.GrantRequests) > 0 {
 		list := make([]any, len(g.GrantRequests))
 		for i, r := range g.GrantRequests {
-			list[i] = (&jsonObject{}).put("step", r.Step).put("escalation", r.Escalation).
-				putIf(r.Authority != "", "authority", r.Authority)
+			list[i] = (&jsonObject{}).put("step", r.Step).put("triggers", r.Triggers).put("note", r.Note)
 		}
 		o.put("grantRequests", list)
 	}
 	if len(g.ProhibitedAttempts) > 0 {
 		list := make([]any, len(g.ProhibitedAttempts))
 		for i, a := range g.ProhibitedAttempts {
-			list[i] = (&jsonObject{}).put("step", a.Step).put("token", a.Token).
-				put("dimension", a.Dimension).put("deniedBy", a.DeniedBy)
+			list[i] = (&jsonObject{}).put("step", a.Step).put("dimension", a.Dimension).put("token", a.Token).
+				put("bindingSource", a.BindingSource).put("note", a.Note)
 		}
 		o.put("prohibitedAttempts", list)
 	}
@@ -213,15 +245,14 @@ func budgetJSON(b BudgetSummary) *jsonObject {
 	}
 	costs := make([]any, len(b.PerRequestCosts))
 	for i, c := range b.PerRequestCosts {
-		costs[i] = (&jsonObject{}).put("id", c.ID).put("cost", c.Cost).
-			putIf(c.PricePerRequest != nil, "pricePerRequest", c.PricePerRequest)
+		costs[i] = (&jsonObject{}).put("unit", c.Unit).put("cost", c.Cost)
 	}
 	o.put("perRequestCosts", costs)
-	o.putIf(b.Ceiling != nil, "ceiling", b.Ceiling)
-	o.putIf(b.ProjectedSpend != nil, "projectedSpend", b.ProjectedSpend)
-	o.putIf(b.Remaining != nil, "remaining", b.Remaining)
-	o.putIf(b.Ceiling != nil, "currency", b.Currency)
-	o.putIf(b.AlreadyCommitted != nil, "alreadyCommitted", b.AlreadyCommitted)
+	if b.Ceiling != nil {
+		o.put("ceiling", b.Ceiling).put("currency", b.Currency)
+		o.putIf(b.AlreadyCommitted != nil, "alreadyCommitted", b.AlreadyCommitted)
+		o.put("projectedSpend", b.ProjectedSpend).put("remaining", b.Remaining)
+	}
 	return o.put("note", b.Note)
 }
 

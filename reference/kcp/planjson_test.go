@@ -12,7 +12,8 @@ func TestPlanJSONEnvelope(t *testing.T) {
 	m.Source = "examples/fjordwire/knowledge.yaml"
 	o := agentOpts()
 	o.Budget = &Budget{Amount: 0.25}
-	out := PlanJSON(Plan("sovereign compute award", m, o), Envelope{CorrelationID: "run-7"})
+	sig := VerifySignature([]byte(newsroom), m.Signing, m.Source, nil)
+	out := PlanJSON(Plan("sovereign compute award", m, o), Envelope{Signature: &sig, CorrelationID: "run-7"})
 	if !json.Valid(out) || !bytes.HasSuffix(out, []byte("}\n")) {
 		t.Fatalf("not one JSON document with a trailing newline:\n%s", out)
 	}
@@ -28,9 +29,9 @@ func TestPlanJSONEnvelope(t *testing.T) {
 		man["source"] != "examples/fjordwire/knowledge.yaml" || len(man["sha256"].(string)) != 64 {
 		t.Errorf("manifest %v", man)
 	}
-	sig := doc["signature"].(map[string]any)
-	if sig["status"] != "unsigned" || sig["detail"] != "manifest declares no signature" {
-		t.Errorf("signature %v", sig)
+	sigDoc := doc["signature"].(map[string]any)
+	if sigDoc["status"] != "unsigned" || sigDoc["detail"] != "manifest declares no signature" {
+		t.Errorf("signature %v", sigDoc)
 	}
 	if _, ok := doc["environment"]; ok {
 		t.Error("environment must be absent without an env")
@@ -38,7 +39,7 @@ func TestPlanJSONEnvelope(t *testing.T) {
 	// Key order: the plan fields first, the envelope last.
 	s := string(out)
 	order := []string{`"task"`, `"manifest"`, `"trust"`, `"asOf"`, `"options"`, `"selected"`, `"skipped"`,
-		`"federation"`, `"budget"`, `"context"`, `"warnings"`, `"signature"`, `"correlationId"`, `"schemaVersion"`, `"kind"`}
+		`"federation"`, `"budget"`, `"context"`, `"warnings"`, `"signature"`, `"schemaVersion"`, `"kind"`, `"correlationId"`}
 	last := -1
 	for _, k := range order {
 		i := strings.Index(s, "\n  "+k+":")
@@ -91,10 +92,15 @@ func TestOutcomeOmitsUnsetKeys(t *testing.T) {
 	}
 }
 
+// TestPlanJSONGovernanceFields pins the governance blocks as kcp-agent
+// 0.27.0's plan() prints them for this manifest (grantCeiling and action
+// have no flag): authority with its bindingSource, the prohibited attempt
+// with dimension "tools" and its note, and no grant request for the step
+// the deny refused.
 func TestPlanJSONGovernanceFields(t *testing.T) {
 	o := agentOpts()
-	o.GrantCeiling = "prepare"
-	o.Action = &ActionProposal{Tool: "shell.exec"}
+	o.GrantCeiling = Str("prepare")
+	o.Action = &ActionProposal{Tool: Str("shell.exec")}
 	p := planOf(t, units(`
   - id: pb
     path: pb.md
@@ -108,39 +114,42 @@ func TestPlanJSONGovernanceFields(t *testing.T) {
     steps:
       - {id: s1, authority_level: observe, escalation: human-on-call}
 `), "deploy guide", o)
-	out := string(PlanJSON(p, Envelope{Signature: &SignatureStatus{Status: "verified", Detail: "ed25519 ok"}}))
+	out := string(PlanObjectJSON(p))
 	for _, want := range []string{
-		`"action_scope": {`,
+		`      "loadEligible": false,
+      "action_scope": {
+        "tools": [
+          "shell.exec"
+        ],
+        "paths": [],
+        "capabilities": [],
+        "deny": {`,
 		`"authority": {
         "ceiling": "prepare",
-        "boundBy": "agent grant_ceiling"
-      },`,
-		`"grantRequests": [
+        "bindingSource": "agent grant_ceiling"
+      },
+      "prohibitedAttempts": [
         {
           "step": "s1",
-          "escalation": [
-            "human-on-call"
-          ],
-          "authority": "observe"
-        }
-      ],`,
-		`"prohibitedAttempts": [
-        {
-          "step": "s1",
+          "dimension": "tools",
           "token": "shell.exec",
-          "dimension": "tool",
-          "deniedBy": "playbook 'pb' action_scope.deny"
+          "bindingSource": "playbook action_scope.deny",
+          "note": "prohibited attempt: 'shell.exec' (tools) matches playbook action_scope.deny — refused finally, not grantable; a grant against this event records acknowledgement and does not enact (§4.3b, RFC-0030)"
         }
-      ]`,
-		`"status": "verified",`,
+      ]
+    }
+  ],`,
 		`"grantCeiling": "prepare",`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing\n%s\nin\n%s", want, out)
 		}
 	}
+	if strings.Contains(out, "grantRequests") || strings.Contains(out, `"signature"`) || strings.Contains(out, "sha256") {
+		t.Errorf("no grant request for a refused step, and the library plan has no signature or sha256:\n%s", out)
+	}
 	u := selectedUnit(t, p, "pb")
-	if u.LoadEligible || lastReason(u) != "step 's1' attempts 'shell.exec' (tool), denied by playbook 'pb' action_scope.deny — refused finally, not grantable (§4.3b, RFC-0030)" {
+	if u.LoadEligible || lastReason(u) != "step 's1' attempts 'shell.exec' (tools), denied by playbook action_scope.deny — refused finally, not grantable (§4.3b, RFC-0030)" {
 		t.Errorf("unit %+v", u)
 	}
 }

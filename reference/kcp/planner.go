@@ -1,7 +1,6 @@
 package kcp
 
 import (
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,10 +33,13 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	// then one array holds both (see below).
 	var termBuf [16]string
 	terms := appendTerms(termBuf[:0], jsLower(task))
+	if o.has(FaultShortTermsKept) {
+		terms = appendTermsOver(termBuf[:0], jsLower(task), 1)
+	}
 	pl := newPlanner(m, o)
 	p := AgentPlan{
 		Task:        task,
-		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256, Signed: m.Signing != nil},
+		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256},
 		Environment: o.env,
 		AsOf:        o.asOf,
 		Selected:    []SelectedUnit{},
@@ -205,7 +207,7 @@ func newPlanner(m Manifest, o effective) planner {
 		pl.requiresAttestation = *t.RequireAttestation
 	}
 	pl.agentCanAttest = !pl.requiresAttestation ||
-		(o.attest != "" && slices.Contains(m.Trust.TrustedProviders, o.attest))
+		(o.attest != nil && *o.attest != "" && slices.Contains(m.Trust.TrustedProviders, *o.attest))
 	return pl
 }
 
@@ -295,11 +297,11 @@ func (pl *planner) trust() PlanTrust {
 	t := PlanTrust{RequiresAttestation: pl.requiresAttestation, AgentCanAttest: pl.agentCanAttest}
 	switch {
 	case !t.RequiresAttestation:
-		t.Note = "no manifest attestation requirement"
+		t.Note = "no manifest-level attestation requirement"
 	case t.AgentCanAttest:
-		t.Note = fmt.Sprintf("manifest requires attestation; the agent presents '%s', a trusted provider", pl.o.attest)
+		t.Note = "manifest requires attestation; the agent can present it"
 	default:
-		t.Note = "manifest requires attestation the agent cannot present — restricted units are not load-eligible"
+		t.Note = "manifest requires attestation; the agent CANNOT — restricted units are gated"
 	}
 	return t
 }
@@ -380,7 +382,7 @@ func (pl *planner) cascade(u *Unit, terms []string) gate {
 		return gate{skip: reasonDeprecated}
 	}
 	if t := u.Temporal; t != nil {
-		if t.ValidFrom != "" && compareUTF16(t.ValidFrom, pl.o.asOf) > 0 {
+		if t.ValidFrom != "" && (compareUTF16(t.ValidFrom, pl.o.asOf) > 0 || (faulty && pl.o.has(FaultValidFromExclusive) && t.ValidFrom == pl.o.asOf)) {
 			return gate{skip: "not active until " + t.ValidFrom}
 		}
 		if t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0 && !(faulty && pl.o.has(FaultExpiryIgnored)) {

@@ -32,6 +32,14 @@ func words(t *rapid.T, label string, min, max int) string {
 	return strings.Join(rapid.SliceOfN(rapid.SampledFrom(propVocab), min, max).Draw(t, label), " ")
 }
 
+// maybeStr is maybe for an optional string option: nil when not drawn.
+func maybeStr(t *rapid.T, label string, gen *rapid.Generator[string]) *string {
+	if s, ok := maybe(t, label, gen); ok {
+		return &s
+	}
+	return nil
+}
+
 func maybe[V any](t *rapid.T, label string, gen *rapid.Generator[V]) (V, bool) {
 	var zero V
 	if !rapid.Bool().Draw(t, label+"?") {
@@ -117,26 +125,26 @@ func genManifest(t *rapid.T) string {
 
 func genOptions(t *rapid.T) Options {
 	o := Options{AsOf: rapid.SampledFrom(propDates).Draw(t, "asOf")}
-	o.Env, _ = maybe(t, "env", rapid.SampledFrom([]string{"dev", "prod"}))
+	o.Env = maybeStr(t, "env", rapid.SampledFrom([]string{"dev", "prod"}))
 	if n, ok := maybe(t, "maxUnits", rapid.IntRange(0, 6)); ok {
 		o.MaxUnits = ptr(float64(n))
 	}
 	o.Strict = rapid.Bool().Draw(t, "strict")
 	if amount, ok := maybe(t, "budget", rapid.SampledFrom([]float64{0, 0.05, 0.1, 0.25, 1})); ok {
 		o.Budget = &Budget{Amount: amount}
-		o.Budget.Currency, _ = maybe(t, "budgetCurrency", rapid.SampledFrom([]string{"USDC", "EURC"}))
+		o.Budget.Currency = maybeStr(t, "budgetCurrency", rapid.SampledFrom([]string{"USDC", "EURC"}))
 	}
 	if c, ok := maybe(t, "contextBudget", rapid.SampledFrom([]float64{0, 100, 1000, 3000})); ok {
 		o.ContextBudget = ptr(c)
 	}
-	o.Capabilities.Role, _ = maybe(t, "role", rapid.SampledFrom([]string{"agent", "human"}))
+	o.Capabilities.Role = maybeStr(t, "role", rapid.SampledFrom([]string{"agent", "human"}))
 	if m, ok := maybe(t, "methods", rapid.SliceOfN(rapid.SampledFrom([]string{"free", "x402", "subscription"}), 0, 3)); ok {
 		o.Capabilities.PaymentMethods = m
 	}
 	if rapid.Bool().Draw(t, "credentials") {
 		o.Capabilities.Credentials = []string{"oauth2"}
 	}
-	o.Capabilities.AttestationProvider, _ = maybe(t, "attest", rapid.SampledFrom([]string{"hsm", "other"}))
+	o.Capabilities.AttestationProvider = maybeStr(t, "attest", rapid.SampledFrom([]string{"hsm", "other"}))
 	return o
 }
 
@@ -246,9 +254,9 @@ func TestPropertyGatesHold(t *testing.T) {
 		for _, u := range m.Units {
 			byID[u.ID] = u
 		}
-		role := w.opts.Capabilities.Role
-		if role == "" {
-			role = "agent"
+		role := "agent"
+		if r := w.opts.Capabilities.Role; r != nil {
+			role = *r
 		}
 		active := func(u Unit) bool {
 			t := u.Temporal

@@ -172,7 +172,7 @@ func TestEligibilityReasons(t *testing.T) {
     authority_level: commit
     steps:
       - {id: ship, authority_level: prepare}
-`), func(o *Options) { o.GrantCeiling = "explain" }, []string{"step 'ship' requires 'prepare' authority, above the resolved ceiling 'explain' (bound by agent grant_ceiling) — §3.13"}, false},
+`), func(o *Options) { o.GrantCeiling = Str("explain") }, []string{"step 'ship' requires 'prepare' authority, above the resolved ceiling 'explain' (bound by agent grant_ceiling) — §3.13"}, false},
 		{"spend vendor outside allowed_vendors", units(`
   - id: u
     path: u.md
@@ -181,7 +181,7 @@ func TestEligibilityReasons(t *testing.T) {
     load_eligible: true
     action_scope:
       spend: {max_spend: 10, allowed_vendors: [acme, "globex"], currency: USDC}
-`), func(o *Options) { o.Spend = &SpendProposal{Vendor: "initech"} },
+`), func(o *Options) { o.Spend = &SpendProposal{Vendor: Str("initech")} },
 			[]string{`step 'u' names vendor 'initech', outside allowed_vendors ["acme","globex"] — §4.3a.1`}, false},
 		{"spend currency mismatch", units(`
   - id: u
@@ -191,7 +191,7 @@ func TestEligibilityReasons(t *testing.T) {
     load_eligible: true
     action_scope:
       spend: {max_spend: 10, currency: EURC}
-`), func(o *Options) { o.Spend = &SpendProposal{Amount: ptr(2.5)} },
+`), func(o *Options) { o.Spend = &SpendProposal{Amount: ptr(2.5), Currency: Str("USDC")} },
 			[]string{"step 'u' proposed 2.5 USDC cannot be checked against a EURC ceiling (currency mismatch) — §4.3a.1"}, false},
 		{"spend over max_spend", units(`
   - id: u
@@ -218,8 +218,8 @@ func TestEligibilityReasons(t *testing.T) {
     load_eligible: true
     action_scope:
       deny: {paths: ["/etc/**"]}
-`), func(o *Options) { o.Action = &ActionProposal{Path: "/etc/ssh/sshd_config"} },
-			[]string{"step 'wipe' attempts '/etc/ssh/sshd_config' (path), denied by skill 'cleaner' action_scope.deny — refused finally, not grantable (§4.3b, RFC-0030)"}, false},
+`), func(o *Options) { o.Action = &ActionProposal{Path: Str("/etc/ssh/sshd_config")} },
+			[]string{"step 'wipe' attempts '/etc/ssh/sshd_config' (paths), denied by skill 'cleaner' action_scope.deny — refused finally, not grantable (§4.3b, RFC-0030)"}, false},
 		{"restricted under attestation", `
 project: t
 trust:
@@ -456,7 +456,7 @@ manifests:
 	}
 	t.Run("env prod", func(t *testing.T) {
 		o := agentOpts()
-		o.Env = "prod"
+		o.Env = Str("prod")
 		check(t, o, []OutcomeFederation{
 			{ID: "platform", Selected: true, Reason: "needs github_pat before fetch", CredentialNeeded: ptr("github_pat")},
 			{ID: "platform-dev", Selected: false, Reason: `context ["dev","test"] excludes env 'prod'`, CredentialNeeded: ptr("vpn_cert")},

@@ -90,7 +90,7 @@ func TestScenarioOutcomes(t *testing.T) {
 		}`},
 		{"temporal: before the successor opens", newsroom, "compute award rumours", func(o *Options) {
 			o.AsOf = "2026-06-30"
-			o.Capabilities.Role = "human"
+			o.Capabilities.Role = Str("human")
 			o.MaxUnits = ptr(1.0)
 		}, `{
 			"selected": [{"id": "award-rumour", "loadEligible": true, "score": 15}],
@@ -143,7 +143,7 @@ units:
     access: restricted
 `, "secret recipe", func(o *Options) {
 			o.Capabilities.Credentials = []string{"oauth2"}
-			o.Capabilities.AttestationProvider = "hsm-attest"
+			o.Capabilities.AttestationProvider = Str("hsm-attest")
 		}, `{
 			"selected": [{"id": "recipe", "loadEligible": true, "score": 8}],
 			"skipped": [],

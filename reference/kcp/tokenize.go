@@ -39,7 +39,11 @@ func Terms(text string) []string {
 }
 
 // appendTerms appends the terms of lower, a jsLower result, to out.
-func appendTerms(out []string, lower string) []string {
+func appendTerms(out []string, lower string) []string { return appendTermsOver(out, lower, 2) }
+
+// appendTermsOver is appendTerms keeping tokens longer than min UTF-16
+// code units (2 in the reference; 1 only for a planted fault).
+func appendTermsOver(out []string, lower string, min int) []string {
 	start := -1 // start of the current token, -1 between tokens
 	for i, r := range lower {
 		switch {
@@ -48,12 +52,12 @@ func appendTerms(out []string, lower string) []string {
 				start = i
 			}
 		case start >= 0:
-			out = appendTerm(out, lower[start:i])
+			out = appendTerm(out, lower[start:i], min)
 			start = -1
 		}
 	}
 	if start >= 0 {
-		out = appendTerm(out, lower[start:])
+		out = appendTerm(out, lower[start:], min)
 	}
 	return out
 }
@@ -68,8 +72,8 @@ func isTermRune(r rune) bool {
 
 // appendTerm keeps tok when it is longer than two UTF-16 code units and
 // not a stopword.
-func appendTerm(out []string, tok string) []string {
-	if utf16Len(tok) > 2 && !isStopword(tok) {
+func appendTerm(out []string, tok string, min int) []string {
+	if utf16Len(tok) > min && !isStopword(tok) {
 		out = append(out, tok)
 	}
 	return out

@@ -14,7 +14,10 @@ import (
 // loadYAML decodes one YAML document into the value model of js-yaml 4
 // load() with its default schema: the YAML 1.2 core schema plus timestamps,
 // merge keys and !!binary. Plain scalars are resolved the js-yaml way, not
-// the yaml.v3 way (0755 is 755, unquoted dates are Dates, 1_000 is 1000).
+// the yaml.v3 way (0755 is 755, unquoted dates are Dates, 1_000 is the
+// string "1_000"), as js-yaml 4.3.0 does, the version kcp-agent 0.27.0's
+// lock file pins; so are its limits of 100 nested nodes and 10,000 keys
+// copied by merges.
 // An empty stream yields (nil, false, nil): JS undefined.
 func loadYAML(data []byte) (value any, present bool, err error) {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -58,7 +61,17 @@ func yamlSyntaxError(err error) error {
 type converter struct {
 	memo map[*yaml.Node]any
 	busy map[*yaml.Node]bool
+	// depth counts the nodes being converted, one inside the other, and
+	// mergedKeys the keys merges have copied (js-yaml's maxDepth and
+	// maxTotalMergeKeys).
+	depth, mergedKeys int
 }
+
+// js-yaml 4.3's default limits.
+const (
+	yamlMaxDepth          = 100
+	yamlMaxTotalMergeKeys = 10000
+)
 
 // enter marks an anchored node as being converted; false when it already
 // is (a circular alias).
@@ -86,12 +99,18 @@ func (c *converter) fail(n *yaml.Node, format string, args ...any) error {
 }
 
 func (c *converter) value(n *yaml.Node) (any, error) {
-	switch n.Kind {
-	case yaml.DocumentNode:
+	if n.Kind == yaml.DocumentNode {
 		if len(n.Content) == 0 {
 			return nil, nil
 		}
 		return c.value(n.Content[0])
+	}
+	if c.depth >= yamlMaxDepth {
+		return nil, c.fail(n, "nesting exceeded maxDepth (%d)", yamlMaxDepth)
+	}
+	c.depth++
+	defer func() { c.depth-- }()
+	switch n.Kind {
 	case yaml.AliasNode:
 		return c.alias(n)
 	}
@@ -239,6 +258,9 @@ func (c *converter) merge(obj *jsObject, merged map[string]bool, v *yaml.Node) e
 	}
 	for _, m := range sources {
 		for _, e := range m.entries {
+			if c.mergedKeys++; c.mergedKeys > yamlMaxTotalMergeKeys {
+				return c.fail(v, "merge keys exceeded maxTotalMergeKeys (%d)", yamlMaxTotalMergeKeys)
+			}
 			key := e.key
 			if _, ok := obj.get(key); !ok {
 				obj.set(key, e.val)

@@ -79,62 +79,40 @@ func isDigitIn(ch byte, base int) bool {
 	return ch >= '0' && ch <= '9'
 }
 
-// isYAMLInt is js-yaml 4's integer resolver: an optional sign, then 0,
-// 0b…, 0x…, 0o… or decimal digits; underscores are allowed between digits
-// but not first or last; a leading 0 does not mean octal.
+// The integer and float rules below are js-yaml 4.3.0's, the version
+// kcp-agent 0.27.0's lock file pins: unlike 4.1, no underscore is allowed
+// anywhere in a number (1_000 stays the string "1_000"), and a number that
+// does not fit a double (1e999, a 400-digit integer) is not a number at all
+// but a string. Only .inf and .nan spell the special values.
+
+// isYAMLInt is js-yaml 4.3's integer resolver: an optional sign, then 0,
+// or 0b/0x/0o followed by at least one digit of that base, or decimal
+// digits (a leading 0 does not mean octal); the value must be finite.
 func isYAMLInt(s string) bool {
-	if s == "" {
-		return false
-	}
+	return matchesYAMLInt(s) && !math.IsInf(yamlInt(s), 0)
+}
+
+func matchesYAMLInt(s string) bool {
 	i := 0
-	at := func(i int) byte {
-		if i < len(s) {
-			return s[i]
-		}
-		return 0
-	}
-	ch := at(0)
-	if ch == '-' || ch == '+' {
+	if s != "" && (s[0] == '-' || s[0] == '+') {
 		i++
-		ch = at(i)
 	}
-	if ch == '0' {
+	if i < len(s) && s[i] == '0' {
 		if i+1 == len(s) {
 			return true
 		}
-		i++
-		ch = at(i)
-		base := radixPrefixBase(ch)
-		if base != 0 {
-			has := false
-			for i++; i < len(s); i++ {
-				ch = s[i]
-				if ch == '_' {
-					continue
-				}
-				if !isDigitIn(ch, base) {
+		if base := radixPrefixBase(s[i+1]); base != 0 {
+			digits := s[i+2:]
+			for j := 0; j < len(digits); j++ {
+				if !isDigitIn(digits[j], base) {
 					return false
 				}
-				has = true
 			}
-			return has && ch != '_'
+			return digits != ""
 		}
 	}
-	if ch == '_' {
-		return false
-	}
-	has := false
-	for ; i < len(s); i++ {
-		ch = s[i]
-		if ch == '_' {
-			continue
-		}
-		if !isDigitIn(ch, 10) {
-			return false
-		}
-		has = true
-	}
-	return has && ch != '_'
+	rest := s[i:]
+	return rest != "" && countDigits(rest) == len(rest)
 }
 
 // radixPrefixBase is the base a 0b, 0x or 0o prefix selects; 0 otherwise.
@@ -150,9 +128,10 @@ func radixPrefixBase(ch byte) int {
 	return 0
 }
 
-// yamlInt constructs a resolved integer as a JS number.
+// yamlInt constructs a resolved integer as a JS number (sign times
+// parseInt of the digits in their base; -0 is 0).
 func yamlInt(s string) float64 {
-	v := strings.ReplaceAll(s, "_", "")
+	v := s
 	sign := 1.0
 	if v[0] == '-' || v[0] == '+' {
 		if v[0] == '-' {
@@ -173,32 +152,40 @@ func yamlInt(s string) float64 {
 			return sign * parseRadixInteger(v[2:], 8)
 		}
 	}
-	f, _ := strconv.ParseFloat(v, 64)
+	f, _ := strconv.ParseFloat(v, 64) // ±Inf when out of range, like parseInt
 	return sign * f
 }
 
-// isYAMLFloat is js-yaml 4's float resolver, the pattern
+// isYAMLFloat is js-yaml 4.3's float resolver: the pattern
 //
-//	^(?:[-+]?(?:[0-9][0-9_]*)(?:\.[0-9_]*)?(?:[eE][-+]?[0-9]+)?
-//	 |\.[0-9_]+(?:[eE][-+]?[0-9]+)?
+//	^(?:[-+]?[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?
+//	 |\.[0-9]+(?:[eE][-+]?[0-9]+)?
 //	 |[-+]?\.(?:inf|Inf|INF)
 //	 |\.(?:nan|NaN|NAN))$
 //
-// plus no trailing underscore.
+// whose value is finite, or one of the .inf and .nan spellings.
 func isYAMLFloat(s string) bool {
-	return matchesYAMLFloat(s) && !strings.HasSuffix(s, "_")
+	if isYAMLFloatSpecial(s) {
+		return true
+	}
+	return matchesYAMLFloat(s) && !math.IsInf(yamlFloat(s), 0)
 }
 
-func matchesYAMLFloat(s string) bool {
+func isYAMLFloatSpecial(s string) bool {
 	switch s {
 	case ".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF", "-.inf", "-.Inf", "-.INF",
 		".nan", ".NaN", ".NAN":
 		return true
 	}
+	return false
+}
+
+// matchesYAMLFloat is the numeric part of the pattern (no special value).
+func matchesYAMLFloat(s string) bool {
 	rest := s
 	if rest != "" && rest[0] == '.' {
-		// \.[0-9_]+ then an optional exponent.
-		n := countDigitsOrUnderscores(rest[1:])
+		// \.[0-9]+ then an optional exponent.
+		n := countDigits(rest[1:])
 		return n > 0 && isOptionalExponent(rest[1+n:])
 	}
 	if rest != "" && (rest[0] == '-' || rest[0] == '+') {
@@ -207,20 +194,11 @@ func matchesYAMLFloat(s string) bool {
 	if rest == "" || rest[0] < '0' || rest[0] > '9' {
 		return false
 	}
-	rest = rest[1+countDigitsOrUnderscores(rest[1:]):]
+	rest = rest[1+countDigits(rest[1:]):]
 	if rest != "" && rest[0] == '.' {
-		rest = rest[1+countDigitsOrUnderscores(rest[1:]):]
+		rest = rest[1+countDigits(rest[1:]):]
 	}
 	return isOptionalExponent(rest)
-}
-
-// countDigitsOrUnderscores is the length of the run of [0-9_] s starts with.
-func countDigitsOrUnderscores(s string) int {
-	n := 0
-	for n < len(s) && (s[n] == '_' || '0' <= s[n] && s[n] <= '9') {
-		n++
-	}
-	return n
 }
 
 // isOptionalExponent matches ^(?:[eE][-+]?[0-9]+)?$.
@@ -239,7 +217,7 @@ func isOptionalExponent(s string) bool {
 }
 
 func yamlFloat(s string) float64 {
-	v := strings.ToLower(strings.ReplaceAll(s, "_", ""))
+	v := strings.ToLower(s)
 	sign := 1.0
 	if v[0] == '-' || v[0] == '+' {
 		if v[0] == '-' {

@@ -1,13 +1,38 @@
 package kcp
 
-// Project reduces a full plan (the JSON a planner CLI prints with --json) to
-// the VectorOutcome object the vectors compare: selected, skipped,
-// federation, trust, budget, context and warnings, each with only the keys
-// the outcome defines, present only when the plan has them.
-func Project(plan map[string]any) map[string]any {
+// ProjectOptions choose what Project keeps beyond the VectorOutcome.
+type ProjectOptions struct {
+	// Reasons keeps each selected unit's reasons (sifu's extension of the
+	// outcome: the upstream format records only id, loadEligible and
+	// score for a selected unit).
+	Reasons bool
+	// Governance keeps the governance blocks of selected and skipped
+	// units (authority, spend, grantRequests, prohibitedAttempts) where
+	// the plan has them (sifu's extension too).
+	Governance bool
+}
+
+// GovernanceKeys are the governance blocks a unit of a plan may carry.
+var GovernanceKeys = []string{"authority", "spend", "grantRequests", "prohibitedAttempts"}
+
+// Project reduces a full plan (the library's plan object, or the JSON a
+// planner CLI prints with --json) to the VectorOutcome object the vectors
+// compare: selected, skipped, federation, trust, budget, context and
+// warnings, each with only the keys the outcome defines, present only
+// when the plan has them.
+func Project(plan map[string]any, o ProjectOptions) map[string]any {
 	out := map[string]any{}
-	out["selected"] = pickAll(plan["selected"], "id", "loadEligible", "score")
-	out["skipped"] = pickAll(plan["skipped"], "id", "reason")
+	selectedKeys := []string{"id", "loadEligible", "score"}
+	skippedKeys := []string{"id", "reason"}
+	if o.Reasons {
+		selectedKeys = append(selectedKeys, "reasons")
+	}
+	if o.Governance {
+		selectedKeys = append(selectedKeys, GovernanceKeys...)
+		skippedKeys = append(skippedKeys, GovernanceKeys...)
+	}
+	out["selected"] = pickAll(plan["selected"], selectedKeys...)
+	out["skipped"] = pickAll(plan["skipped"], skippedKeys...)
 	out["federation"] = pickAll(plan["federation"], "id", "selected", "reason", "credentialNeeded")
 	if t, ok := plan["trust"].(map[string]any); ok {
 		out["trust"] = pick(t, "requiresAttestation", "agentCanAttest")
@@ -23,6 +48,15 @@ func Project(plan map[string]any) map[string]any {
 	} else {
 		out["warnings"] = []any{}
 	}
+	return out
+}
+
+// ProjectVerdict reduces a confidence-gate verdict to what the assess
+// vectors compare: passed, score, threshold, severity (when set), the
+// signals' source and score, and detail.
+func ProjectVerdict(v map[string]any) map[string]any {
+	out := pick(v, "passed", "score", "threshold", "severity", "detail")
+	out["signals"] = pickAll(v["signals"], "source", "score")
 	return out
 }
 

@@ -69,7 +69,8 @@ func genCase(r *rand.Rand) propCase {
 	return c
 }
 
-// checkProperties plans runs generated cases and returns the violations.
+// checkProperties plans runs generated cases and returns the violations
+// (at most five).
 func checkProperties(ctx context.Context, t Target, runs int, seed uint64) ([]any, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	var violations []any
@@ -84,6 +85,9 @@ func checkProperties(ctx context.Context, t Target, runs int, seed uint64) ([]an
 		if err != nil {
 			return nil, err
 		}
+		// The outcome, with reasons: what must not change between two
+		// calls (a command line's plan also names its temporary file).
+		first, again = Project(first, ProjectOptions{Reasons: true}), Project(again, ProjectOptions{Reasons: true})
 		bad := func(property, detail string) {
 			violations = append(violations, map[string]any{"case": i, "property": property, "detail": detail,
 				"task": c.Task, "options": c.Options, "manifest": c.Manifest})

@@ -21,8 +21,9 @@ var Suite = runner.Suite{
 	CompileVector: CompileVector,
 }
 
-// Profiles every planner is checked against.
-var Profiles = []string{"planner", "assess"}
+// Profiles every planner is checked against: the planner, the confidence
+// gate, and the plan JSON of a kcp-agent style command line.
+var Profiles = []string{"planner", "assess", "cli"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)
@@ -32,6 +33,20 @@ type RunTarget struct {
 	New Factory
 	// Claims are the profiles the target offers (default: Profiles).
 	Claims []string
+	// ClaimsOf, when set, says them from the target New made (a runner
+	// names its ops in its hello).
+	ClaimsOf func(Target) []string
+	// Done releases what the target holds for the whole run, such as a
+	// long-lived runner process; nil when nothing.
+	Done func()
+}
+
+// Close calls Done.
+func (rt RunTarget) Close() error {
+	if rt.Done != nil {
+		rt.Done()
+	}
+	return nil
 }
 
 // Describe asks one target for its hello.
@@ -46,6 +61,9 @@ func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
 		return results.Target{}, err
 	}
 	claims := rt.Claims
+	if rt.ClaimsOf != nil {
+		claims = rt.ClaimsOf(t)
+	}
 	if claims == nil {
 		claims = Profiles
 	}

@@ -82,7 +82,10 @@ func (p perturbed) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]an
 			sel[0], sel[1] = sel[1], sel[0]
 		}
 	case "extra-key":
-		out["trust"].(map[string]any)["note"] = "x"
+		// A key the outcome defines only with a context budget.
+		if c := out["context"].(map[string]any); c["ceiling"] == nil {
+			c["ceiling"] = 0.0
+		}
 	case "unstable":
 		out["warnings"] = append(out["warnings"].([]any), fmt.Sprint("call ", calls.Add(1)))
 	case "overspend":

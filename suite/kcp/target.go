@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/sifu-dev/sifu/engine"
 )
@@ -14,13 +15,52 @@ import (
 // Target is one planner implementation as sifu sees it.
 type Target interface {
 	Hello(ctx context.Context) (Hello, error)
-	// Plan plans a task over a manifest (raw YAML) and returns the plan
-	// projected to the VectorOutcome object, as JSON data.
+	// Plan plans a task over a manifest (raw YAML) and returns the whole
+	// plan the implementation made, as JSON data: the library's plan
+	// object, or the plan JSON its command line prints. The executor
+	// projects it to what a check compares.
 	Plan(ctx context.Context, req PlanRequest) (map[string]any, error)
 	// Assess runs the confidence gate and returns its verdict as JSON data.
 	// A gate that refuses its input returns a *Refusal.
 	Assess(ctx context.Context, req AssessRequest) (map[string]any, error)
 }
+
+// CommandLine is a target that is a kcp-agent style command line; the
+// plan-json checks run it with their own arguments.
+type CommandLine interface {
+	// RunCLI writes the request's manifest to a file, runs the command
+	// line with the arguments (each "<manifest>" replaced by that file's
+	// path), and returns its exit code and output, with the path written
+	// back as "<manifest>" in the output.
+	RunCLI(ctx context.Context, req CLIRequest) (CLIResult, error)
+}
+
+// CLIRequest is one command line to run.
+type CLIRequest struct {
+	Name     string   `json:"name"`
+	Manifest string   `json:"manifest"`
+	Args     []string `json:"args"`
+}
+
+// CLIResult is what a command line did.
+type CLIResult struct {
+	Exit   int
+	Stdout string
+	Stderr string
+}
+
+// ManifestPlaceholder stands for the manifest file in CLIRequest.Args and
+// CLIResult.Stdout.
+const ManifestPlaceholder = "<manifest>"
+
+// PerProcess is a target that starts a process for every call; property
+// checks then generate fewer cases (PerProcessRuns).
+type PerProcess interface{ PerProcess() bool }
+
+// PerProcessRuns caps the generated cases of one property step on a
+// per-process target: two plans per case, so 25 cases are 50 processes,
+// a few seconds for a Node command line.
+const PerProcessRuns = 25
 
 // Hello describes a planner.
 type Hello struct {
@@ -58,7 +98,10 @@ type Executor struct{ target Target }
 // NewExecutor returns an executor for one check.
 func NewExecutor(t Target) *Executor { return &Executor{target: t} }
 
-// Execute performs a plan or assess step.
+// Execute performs a plan, assess, cli or properties step. A plan's
+// result is its outcome projection (with the selected units' reasons when
+// the step asks for them), an assess's the verdict projection, a cli's
+// the exit code and the output's lines.
 func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
 	raw, _ := json.Marshal(step.Params)
 	var result map[string]any
@@ -67,17 +110,40 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 	case "plan":
 		var req PlanRequest
 		_ = json.Unmarshal(raw, &req)
-		result, err = e.target.Plan(ctx, req)
+		var plan map[string]any
+		if plan, err = e.target.Plan(ctx, req); err == nil {
+			reasons, _ := step.Params["reasons"].(bool)
+			governance, _ := step.Params["governance"].(bool)
+			result = Project(plan, ProjectOptions{Reasons: reasons, Governance: governance})
+		}
 	case "assess":
 		var req AssessRequest
 		_ = json.Unmarshal(raw, &req)
-		result, err = e.target.Assess(ctx, req)
+		var verdict map[string]any
+		if verdict, err = e.target.Assess(ctx, req); err == nil {
+			result = ProjectVerdict(verdict)
+		}
+	case "cli":
+		cl, ok := e.target.(CommandLine)
+		if !ok {
+			return engine.Outcome{}, fmt.Errorf("the target is not a command line: %w", engine.ErrUnsupported)
+		}
+		var req CLIRequest
+		_ = json.Unmarshal(raw, &req)
+		var res CLIResult
+		if res, err = cl.RunCLI(ctx, req); err == nil {
+			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
+		}
 	case "properties":
 		runs, _ := step.Params["runs"].(float64)
 		seed, _ := step.Params["seed"].(float64)
+		n := int(runs)
+		if pp, ok := e.target.(PerProcess); ok && pp.PerProcess() && n > PerProcessRuns {
+			n = PerProcessRuns
+		}
 		var violations []any
-		violations, err = checkProperties(ctx, e.target, int(runs), uint64(seed))
-		result = map[string]any{"runs": runs, "seed": seed, "violations": violations}
+		violations, err = checkProperties(ctx, e.target, n, uint64(seed))
+		result = map[string]any{"runs": runs, "ran": float64(n), "seed": seed, "violations": violations}
 	default:
 		return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the kcp suite cannot execute %q", step.Name)}
 	}
@@ -88,4 +154,33 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		return engine.Outcome{}, err
 	}
 	return engine.Outcome{OK: true, Result: engine.Normalize(result)}, nil
+}
+
+// Lines splits a command's output into lines, each without its newline;
+// output that does not end with one gets a last line "\\ no newline at end".
+func Lines(s string) []any {
+	out := []any{}
+	for s != "" {
+		line, rest, found := strings.Cut(s, "\n")
+		out = append(out, line)
+		if !found {
+			out = append(out, NoNewline)
+		}
+		s = rest
+	}
+	return out
+}
+
+// NoNewline is the line Lines adds when output does not end with a
+// newline.
+const NoNewline = "\\ no newline at end"
+
+// UnplaceManifest writes the manifest file's path back as
+// ManifestPlaceholder in a command's output, where the output names it
+// as a JSON string does (kcp-agent prints it as manifest.source).
+func UnplaceManifest(out, file string) string {
+	quoted, _ := json.Marshal(file)
+	escaped := strings.Trim(string(quoted), `"`)
+	out = strings.ReplaceAll(out, escaped, ManifestPlaceholder)
+	return strings.ReplaceAll(out, file, ManifestPlaceholder)
 }

@@ -59,10 +59,12 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 	switch {
 	case string(shape["gate"]) == `"confidence"`:
 		c, err = compileAssess(raw, file, stem)
+	case string(shape["kind"]) == `"plan-json"`:
+		c, err = compilePlanJSON(fsys, raw, file, stem)
 	case shape["manifest"] != nil:
 		c, err = compilePlanner(raw, file, stem)
 	default:
-		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"", file)
+		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"", file)
 	}
 	if err != nil {
 		return nil, err
@@ -92,12 +94,116 @@ func compilePlanner(raw []byte, file, stem string) (engine.Check, error) {
 		return engine.Check{}, fmt.Errorf("%s: /expect (the VectorOutcome) is missing", file)
 	}
 	params := map[string]any{"name": v.Name, "manifest": *v.Manifest, "task": *v.Task, "options": orEmpty(v.Options)}
+	reasons, err := expectsReasons(v.Expect)
+	if err != nil {
+		return engine.Check{}, fmt.Errorf("%s: %v", file, err)
+	}
+	if reasons {
+		params["reasons"] = true
+	}
+	if expectsGovernance(v.Expect) {
+		params["governance"] = true
+	}
 	return engine.Check{
 		ID: "kcp/" + stem, Kind: "vector", Title: orName(v.Description, v.Name), Source: file,
 		Rules: []string{RuleFor(v.Spec)}, Tags: []string{"planner"},
 		Steps: []engine.Step{{Source: file + "#/expect", Text: "plan " + v.Name, Op: engine.OpAct, Name: "plan",
 			Params: engine.Normalize(params).(map[string]any),
 			Expect: &engine.Expect{Outcome: "ok", Match: []engine.Match{{Pointer: "/result", Matcher: engine.Normalize(v.Expect)}}}}},
+	}, nil
+}
+
+// expectsReasons reports whether a planner vector's selected units carry
+// their reasons (sifu's extension of the outcome); then every one must.
+func expectsReasons(expect map[string]any) (bool, error) {
+	selected, _ := expect["selected"].([]any)
+	with := 0
+	for _, e := range selected {
+		if m, ok := e.(map[string]any); ok {
+			if _, ok := m["reasons"]; ok {
+				with++
+			}
+		}
+	}
+	if with > 0 && with != len(selected) {
+		return false, fmt.Errorf("/expect/selected: %d of %d units give their reasons; give them for every selected unit or for none", with, len(selected))
+	}
+	return with > 0, nil
+}
+
+// expectsGovernance reports whether a planner vector gives any unit's
+// governance blocks (sifu's extension of the outcome); then they are
+// compared on every unit, absent where the plan has none.
+func expectsGovernance(expect map[string]any) bool {
+	for _, list := range []string{"selected", "skipped"} {
+		entries, _ := expect[list].([]any)
+		for _, e := range entries {
+			m, _ := e.(map[string]any)
+			for _, k := range GovernanceKeys {
+				if _, ok := m[k]; ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// planJSONAnswer is a golden answer: what a kcp-agent style command line
+// prints for one planner vector's manifest (sifu's own format).
+type planJSONAnswer struct {
+	Name        string   `json:"name"`
+	Kind        string   `json:"kind"`
+	Description string   `json:"description"`
+	Vector      string   `json:"vector"`
+	Args        []string `json:"args"`
+	Exit        *int     `json:"exit"`
+	Stdout      []string `json:"stdout"`
+}
+
+// PlanJSONRule is the rule a plan-json answer evidences.
+const PlanJSONRule = "KCP-plan-json"
+
+// compilePlanJSON compiles a golden answer into a cli check: run the
+// arguments over the planner vector's manifest and compare the exit code
+// and every line of the output.
+func compilePlanJSON(fsys fs.FS, raw []byte, file, stem string) (engine.Check, error) {
+	var v planJSONAnswer
+	if err := strictly(raw, &v); err != nil {
+		return engine.Check{}, fmt.Errorf("%s: not a plan-json answer: %v", file, err)
+	}
+	switch {
+	case v.Name != stem:
+		return engine.Check{}, fmt.Errorf("%s: /name is %q; it must equal the file name %q", file, v.Name, stem)
+	case v.Vector == "":
+		return engine.Check{}, fmt.Errorf("%s: /vector (the planner vector whose manifest is planned) is missing", file)
+	case len(v.Args) == 0 || v.Exit == nil || v.Stdout == nil:
+		return engine.Check{}, fmt.Errorf("%s: /args, /exit and /stdout are required", file)
+	}
+	vf := path.Join(path.Dir(path.Dir(file)), v.Vector+".json")
+	vraw, err := fs.ReadFile(fsys, vf)
+	if err != nil {
+		return engine.Check{}, fmt.Errorf("%s: /vector %q: %v", file, v.Vector, err)
+	}
+	var pv plannerVector
+	if err := json.Unmarshal(vraw, &pv); err != nil || pv.Manifest == nil {
+		return engine.Check{}, fmt.Errorf("%s: /vector %q is not a planner vector", file, v.Vector)
+	}
+	args := make([]any, len(v.Args))
+	for i, a := range v.Args {
+		args[i] = a
+	}
+	match := []engine.Match{{Pointer: "/result/exit", Matcher: float64(*v.Exit)}}
+	for i, line := range v.Stdout {
+		match = append(match, engine.Match{Pointer: fmt.Sprintf("/result/stdout/%d", i), Matcher: line})
+	}
+	match = append(match, engine.Match{Pointer: "/result/stdout", Matcher: map[string]any{"$len": float64(len(v.Stdout))}})
+	params := map[string]any{"name": v.Vector, "manifest": *pv.Manifest, "args": args}
+	return engine.Check{
+		ID: "kcp/cli/" + stem, Kind: "plan-json", Title: orName(v.Description, v.Name), Source: file,
+		Rules: []string{PlanJSONRule}, Tags: []string{"cli"},
+		Steps: []engine.Step{{Source: file + "#/stdout", Text: "plan --json " + v.Vector, Op: engine.OpAct, Name: "cli",
+			Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}},
 	}, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -80,9 +81,12 @@ func Property(ctx context.Context, cfg Config) fuzz.Property {
 			return
 		}
 		if errT != nil {
-			p.Diverged(finding(cfg, seed, req, want, fmt.Sprintf("the target failed: %v", errT)))
+			p.Diverged(finding(cfg, seed, req, kcp.Project(want, kcp.ProjectOptions{Reasons: true, Governance: true}), fmt.Sprintf("the target failed: %v", errT)))
 		}
-		w, g := engine.Normalize(want), engine.Normalize(got)
+		// The outcome with the selected units' reasons, as sifu's own
+		// vectors compare it.
+		want = kcp.Project(want, kcp.ProjectOptions{Reasons: true, Governance: true})
+		w, g := engine.Normalize(want), engine.Normalize(kcp.Project(got, kcp.ProjectOptions{Reasons: true, Governance: true}))
 		if !reflect.DeepEqual(w, g) {
 			p.Diverged(finding(cfg, seed, req, want, fuzz.Diff(w, g, "")))
 		}
@@ -146,7 +150,9 @@ func editUnits(t *rapid.T, units *yaml.Node) {
 		return
 	}
 	i := rapid.IntRange(0, n-1).Draw(t, "unit")
-	switch rapid.SampledFrom([]string{"drop", "duplicate", "swap", "drop-field", "set-field"}).Draw(t, "unit-edit") {
+	switch rapid.SampledFrom([]string{"drop", "duplicate", "swap", "drop-field", "set-field", "respell-number"}).Draw(t, "unit-edit") {
+	case "respell-number":
+		respellNumber(t, units.Content[i])
 	case "drop":
 		units.Content = slices.Delete(units.Content, i, i+1)
 	case "duplicate":
@@ -189,6 +195,87 @@ func editUnits(t *rapid.T, units *yaml.Node) {
 			u.Content = append(u.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: field}, node.Content[0])
 		}
 	}
+}
+
+// numericKeys are the manifest fields a planner reads as numbers
+// (price_per_request is kept as text, then read with Number()).
+var numericKeys = map[string]bool{"size_tokens": true, "bytes": true, "price_per_request": true, "max_spend": true}
+
+// respellNumber writes one numeric field of a unit (anywhere inside it)
+// another way: the same number with underscores, in hex, octal or
+// exponent form, with a sign, a leading zero or a trailing dot, quoted,
+// padded with spaces, or out of a double's range. Each spelling is read
+// differently by js-yaml 4.3.0 and by Number() (1_000 is a string, 0755
+// is decimal, "0x10" is 16, 1e999 is the string "1e999"). A unit without
+// one gets a size_tokens.
+func respellNumber(t *rapid.T, u *yaml.Node) {
+	if u.Kind != yaml.MappingNode {
+		return
+	}
+	var found []*yaml.Node
+	var walk func(n *yaml.Node)
+	walk = func(n *yaml.Node) {
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			if n.Kind == yaml.MappingNode && numericKeys[k.Value] && v.Kind == yaml.ScalarNode {
+				found = append(found, v)
+			}
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(u)
+	var target *yaml.Node
+	if len(found) == 0 {
+		target = &yaml.Node{Kind: yaml.ScalarNode, Value: "1000"}
+		u.Content = append(u.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "size_tokens"}, target)
+	} else {
+		target = found[rapid.IntRange(0, len(found)-1).Draw(t, "number-field")]
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(target.Value), 64)
+	if err != nil || f < 0 || f > 1e12 {
+		f = 1000
+	}
+	spelled, style := spell(t, f)
+	target.Value, target.Tag, target.Style = spelled, "", style
+}
+
+// spell draws a spelling of f and its YAML style.
+func spell(t *rapid.T, f float64) (string, yaml.Style) {
+	n := int64(f)
+	integral := float64(n) == f
+	plain := strconv.FormatFloat(f, 'f', -1, 64)
+	forms := []string{plain, "+" + plain, plain + "e0", strconv.FormatFloat(f, 'e', -1, 64), "1e999", "-" + plain}
+	if integral {
+		forms = append(forms, fmt.Sprintf("0x%X", n), fmt.Sprintf("0x%x", n), fmt.Sprintf("0o%o", n), fmt.Sprintf("0%d", n),
+			fmt.Sprintf("%d.", n), fmt.Sprintf("%d.0", n), fmt.Sprintf("0b%b", n), underscored(n), fmt.Sprintf("0x_%X", n))
+	} else {
+		forms = append(forms, strings.TrimPrefix(plain, "0"), plain+"0", strings.Replace(plain, ".", "_", 1), strings.Replace(plain, ".", "._", 1))
+	}
+	v := rapid.SampledFrom(forms).Draw(t, "spelling")
+	switch rapid.IntRange(0, 5).Draw(t, "quoting") {
+	case 0:
+		return v, yaml.DoubleQuotedStyle
+	case 1:
+		return " " + v + " ", yaml.DoubleQuotedStyle
+	case 2:
+		return v, yaml.SingleQuotedStyle
+	}
+	return v, 0
+}
+
+// underscored writes n with an underscore between thousands.
+func underscored(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte('_')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 func editOptions(t *rapid.T, o map[string]any) {

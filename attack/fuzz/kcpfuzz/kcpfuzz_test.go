@@ -2,6 +2,8 @@ package kcpfuzz_test
 
 import (
 	"context"
+	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -72,5 +74,35 @@ func TestAWrongPlannerYieldsAVectorThatCatchesIt(t *testing.T) {
 	}
 	if v := engine.Run(context.Background(), checks[0], kcp.NewExecutor(overEager{})); v.Status != engine.Fail {
 		t.Errorf("the finding does not fail on the wrong planner: %s", v.Status)
+	}
+}
+
+// oldYAML reads numbers the way js-yaml 4.1 did, underscores allowed
+// (1_000 is 1000), as a planner on the wrong js-yaml would.
+type oldYAML struct{ inproc.KCP }
+
+var underscoreDigits = regexp.MustCompile(`(\d)_(\d)`)
+
+func (o oldYAML) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any, error) {
+	req.Manifest = underscoreDigits.ReplaceAllString(req.Manifest, "$1$2")
+	return o.KCP.Plan(ctx, req)
+}
+
+// TestNumberSpellingsFindTheWrongYAML: the fuzzer's numeric respellings
+// reach a planner that reads numbers with another js-yaml's rules.
+func TestNumberSpellingsFindTheWrongYAML(t *testing.T) {
+	var plain []kcpfuzz.Seed // no seed spells a number with an underscore itself
+	for _, s := range seeds(t) {
+		if !underscoreDigits.MatchString(s.Manifest) {
+			plain = append(plain, s)
+		}
+	}
+	cfg := kcpfuzz.Config{Target: oldYAML{}, Oracle: inproc.KCP{}, Seeds: plain, Name: "fuzz-kcp-3"}
+	res, err := fuzz.Run(fuzz.Config{Seed: 3, Runs: 2000, ShrinkTime: 3 * time.Second}, kcpfuzz.Property(context.Background(), cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence == nil || !strings.Contains(string(res.Divergence.Vector), "_") {
+		t.Fatalf("no divergence on an underscore number: %+v", res.Divergence)
 	}
 }

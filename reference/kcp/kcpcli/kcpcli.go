@@ -20,6 +20,7 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
          [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
        %[1]s validate --manifest <file> [--json] [--as-of YYYY-MM-DD]
+       %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
 
 The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
 manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
@@ -28,9 +29,13 @@ manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
 // given (nil means time.Now); Name is how usage text names the program.
 type CLI struct {
 	Name   string
+	Stdin  io.Reader // read by --serve
 	Stdout io.Writer
 	Stderr io.Writer
 	Now    func() time.Time
+	// Faults are planted in every plan (reference/kcp/faults.go); only
+	// sifu's mutation self-test sets them.
+	Faults []refkcp.Fault
 }
 
 // Main runs one command line (without the program name) and returns its
@@ -44,6 +49,15 @@ func (c CLI) Main(args []string) int {
 		return c.Plan(args[1:])
 	case "validate":
 		return c.Validate(args[1:])
+	case "--serve", "serve":
+		if len(args) > 1 {
+			return c.fail(refkcp.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
+		}
+		in := c.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return c.Serve(in)
 	case "--help", "-h", "help":
 		fmt.Fprintln(c.Stdout, c.usage())
 		return refkcp.ExitOK
@@ -67,24 +81,43 @@ func (c CLI) fail(code int, msg string) int {
 }
 
 // readManifest reads and parses a manifest file, failing like kcp-agent.
-func readManifest(loc string) (refkcp.Manifest, string, int) {
+// A directory stands for its knowledge.yaml, or .well-known/knowledge.yaml.
+// It returns the manifest (its Source the file read), its text, and the
+// message and exit code of a failure.
+func readManifest(loc string) (refkcp.Manifest, []byte, string, int) {
 	if strings.Contains(loc, "://") {
-		return refkcp.Manifest{}, refkcp.FetchFailedMessage(loc, fmt.Errorf("remote manifests are not fetched by sifu")), refkcp.ExitFailure
+		return refkcp.Manifest{}, nil, refkcp.FetchFailedMessage(loc, fmt.Errorf("remote manifests are not fetched by sifu")), refkcp.ExitFailure
 	}
-	raw, err := os.ReadFile(loc)
+	path := loc
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = ""
+		for _, c := range []string{filepath.Join(loc, "knowledge.yaml"), filepath.Join(loc, ".well-known", "knowledge.yaml")} {
+			if _, err := os.Stat(c); err == nil {
+				path = c
+				break
+			}
+		}
+		if path == "" {
+			return refkcp.Manifest{}, nil, refkcp.FetchFailedMessage(loc, fmt.Errorf("no knowledge.yaml found in %s", loc)), refkcp.ExitFailure
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		return refkcp.Manifest{}, nil, refkcp.FetchFailedMessage(loc, fmt.Errorf("manifest not found: %s", path)), refkcp.ExitFailure
+	}
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		return refkcp.Manifest{}, refkcp.FetchFailedMessage(loc, err), refkcp.ExitFailure
+		return refkcp.Manifest{}, nil, refkcp.FetchFailedMessage(loc, err), refkcp.ExitFailure
 	}
 	m, err := refkcp.ParseManifest(raw)
 	if err != nil {
-		return refkcp.Manifest{}, refkcp.ParseFailedMessage(loc, err), refkcp.ExitFailure
+		return refkcp.Manifest{}, nil, refkcp.ParseFailedMessage(path, err), refkcp.ExitFailure
 	}
-	m.Source = loc
-	return m, "", refkcp.ExitOK
+	m.Source = path
+	return m, raw, "", refkcp.ExitOK
 }
 
 // Plan is `plan`: it prints the plan as kcp-agent's JSON (--json) or as a
-// short human summary.
+// short human summary. A manifest whose signature is invalid is refused.
 func (c CLI) Plan(args []string) int {
 	inv, err := refkcp.ParsePlanArgs(args)
 	if err != nil {
@@ -94,20 +127,25 @@ func (c CLI) Plan(args []string) int {
 		fmt.Fprintln(c.Stdout, c.usage())
 		return refkcp.ExitOK
 	}
-	m, msg, code := readManifest(inv.Manifest)
+	m, raw, msg, code := readManifest(inv.Manifest)
 	if code != refkcp.ExitOK {
 		return c.fail(code, msg)
 	}
-	if inv.Options.AsOf == "" {
+	sig := refkcp.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	if sig.Status == refkcp.SignatureInvalid {
+		return c.fail(refkcp.ExitFailure, fmt.Sprintf("kcp-agent: %s: signature invalid: %s", m.Source, sig.Detail))
+	}
+	if !inv.AsOfGiven {
 		now := time.Now
 		if c.Now != nil {
 			now = c.Now
 		}
 		inv.Options.AsOf = refkcp.DefaultAsOf(now())
 	}
+	inv.Options.Faults = c.Faults
 	p := refkcp.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
-		if _, err := c.Stdout.Write(refkcp.PlanJSON(p, refkcp.Envelope{CorrelationID: inv.CorrelationID})); err != nil {
+		if _, err := c.Stdout.Write(refkcp.PlanJSON(p, refkcp.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
 			return c.fail(refkcp.ExitFailure, err.Error())
 		}
 		return refkcp.ExitOK
@@ -163,7 +201,7 @@ func (c CLI) Validate(args []string) int {
 	if loc == "" {
 		return c.fail(refkcp.ExitUsage, "Missing manifest.")
 	}
-	m, msg, code := readManifest(loc)
+	m, _, msg, code := readManifest(loc)
 	if code != refkcp.ExitOK {
 		return c.fail(code, msg)
 	}
