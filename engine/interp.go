@@ -170,7 +170,8 @@ func (in *interp) judge(step Step, out Outcome) error {
 		}
 		mask = append(mask, fmt.Sprint(v))
 	}
-	if msg := Judge(*exp, out, sameAs, mask, in.resolveValue); msg != "" {
+	_, replaying := in.exec.(*replayer)
+	if msg := (judger{wild: replaying}).judge(*exp, out, sameAs, mask, in.resolveValue); msg != "" {
 		return &expectationError{msg: fmt.Sprintf("%s: %s", stepLabel(step), msg)}
 	}
 	return nil

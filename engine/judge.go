@@ -21,6 +21,15 @@ var Operators = []string{"$absent", "$present", "$ne", "$len", "$contains", "$no
 // outcome named by exp.SameAs (nil when unused); mask lists resolved strings
 // blanked before that comparison; resolve expands variables in matcher values.
 func Judge(exp Expect, out Outcome, sameAs *Outcome, mask []string, resolve func(any) (any, error)) string {
+	return judger{}.judge(exp, out, sameAs, mask, resolve)
+}
+
+// judger compares. A replay's judger is wild: a value the transcript
+// writer redacted (a string at a secret-bearing key) matches any string,
+// since what it stood for is not in the transcript.
+type judger struct{ wild bool }
+
+func (j judger) judge(exp Expect, out Outcome, sameAs *Outcome, mask []string, resolve func(any) (any, error)) string {
 	switch exp.Outcome {
 	case "ok":
 		if !out.OK {
@@ -46,7 +55,7 @@ func Judge(exp Expect, out Outcome, sameAs *Outcome, mask []string, resolve func
 		if err != nil {
 			return err.Error()
 		}
-		if msg := matchAt(doc, m.Pointer, want); msg != "" {
+		if msg := j.matchAt(doc, m.Pointer, want); msg != "" {
 			return msg
 		}
 	}
@@ -141,7 +150,7 @@ func lookup(doc any, ptr string) ([]any, bool) {
 	return cur, len(cur) == 1
 }
 
-func matchAt(doc any, ptr string, want any) string {
+func (j judger) matchAt(doc any, ptr string, want any) string {
 	vals, found := lookup(doc, ptr)
 	var got any
 	if found {
@@ -172,12 +181,12 @@ func matchAt(doc any, ptr string, want any) string {
 		return fmt.Sprintf("expected %s at %s, found nothing in %s", brief(want), ptr, brief(doc))
 	}
 	if !isOp {
-		if !equalJSON(got, want) {
+		if !j.equal(got, want) {
 			return fmt.Sprintf("at %s: expected %s, got %s", ptr, brief(want), brief(got))
 		}
 		return ""
 	}
-	if msg := applyOperator(op, arg, got); msg != "" {
+	if msg := j.applyOperator(op, arg, got); msg != "" {
 		return fmt.Sprintf("at %s: %s", ptr, msg)
 	}
 	return ""
@@ -199,7 +208,10 @@ func operator(want any) (string, any, bool) {
 	return "", nil, false
 }
 
-func applyOperator(op string, arg, got any) string {
+func (j judger) applyOperator(op string, arg, got any) string {
+	if j.wild && got == Redacted {
+		return "" // what the redacted value was is not known: it may have held
+	}
 	switch op {
 	case "$each":
 		list, ok := got.([]any)
@@ -208,15 +220,15 @@ func applyOperator(op string, arg, got any) string {
 		}
 		for i, e := range list {
 			if op2, arg2, isOp := operator(arg); isOp {
-				if msg := applyOperator(op2, arg2, e); msg != "" {
+				if msg := j.applyOperator(op2, arg2, e); msg != "" {
 					return fmt.Sprintf("element %d: %s", i, msg)
 				}
-			} else if !equalJSON(e, arg) {
+			} else if !j.equal(e, arg) {
 				return fmt.Sprintf("element %d: expected %s, got %s", i, brief(arg), brief(e))
 			}
 		}
 	case "$ne":
-		if equalJSON(got, arg) {
+		if j.equal(got, arg) {
 			return fmt.Sprintf("expected anything but %s", brief(arg))
 		}
 	case "$len":
@@ -224,11 +236,11 @@ func applyOperator(op string, arg, got any) string {
 		if !ok {
 			return fmt.Sprintf("expected something with a length, got %s", brief(got))
 		}
-		if !equalJSON(float64(n), arg) {
+		if !j.equal(float64(n), arg) {
 			return fmt.Sprintf("expected length %s, got %d (%s)", brief(arg), n, brief(got))
 		}
 	case "$contains", "$not_contains":
-		has := contains(got, arg)
+		has := j.contains(got, arg)
 		if has != (op == "$contains") {
 			if has {
 				return fmt.Sprintf("expected %s not to contain %s", brief(got), brief(arg))
@@ -276,7 +288,7 @@ func applyOperator(op string, arg, got any) string {
 			}
 			msg := ""
 			for _, ptr := range slices.Sorted(maps.Keys(table)) {
-				if msg = matchAt(got, ptr, table[ptr]); msg != "" {
+				if msg = j.matchAt(got, ptr, table[ptr]); msg != "" {
 					break
 				}
 			}
@@ -289,7 +301,7 @@ func applyOperator(op string, arg, got any) string {
 	case "$one_of":
 		opts, _ := arg.([]any)
 		for _, o := range opts {
-			if equalJSON(got, o) {
+			if j.equal(got, o) {
 				return ""
 			}
 		}
@@ -326,11 +338,11 @@ func length(v any) (int, bool) {
 	return 0, false
 }
 
-func contains(got, want any) bool {
+func (j judger) contains(got, want any) bool {
 	switch t := got.(type) {
 	case []any:
 		for _, e := range t {
-			if equalJSON(e, want) {
+			if j.equal(e, want) {
 				return true
 			}
 		}
@@ -377,6 +389,15 @@ func jsonType(v any) string {
 }
 
 func equalJSON(a, b any) bool { return reflect.DeepEqual(Normalize(a), Normalize(b)) }
+
+// equal is JSON equality, where a wild judger lets a redacted string in got
+// stand for any string in want.
+func (j judger) equal(got, want any) bool {
+	if !j.wild {
+		return equalJSON(got, want)
+	}
+	return matchRedacted(Normalize(got), Normalize(want))
+}
 
 func maskValue(v any, mask []string) any {
 	switch t := v.(type) {

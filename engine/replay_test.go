@@ -129,3 +129,25 @@ func TestParallelPanicIsAHarnessError(t *testing.T) {
 		t.Fatalf("got %+v", v)
 	}
 }
+
+// TestReplayTakesRedactedValuesAsUnknown: an answer whose secret-bearing
+// field the transcript writer redacted still satisfies a check that
+// expected a value there (the value is not in the transcript to compare),
+// while every other field is judged as recorded.
+func TestReplayTakesRedactedValuesAsUnknown(t *testing.T) {
+	check := Check{ID: "r", Steps: []Step{{Source: "s", Op: OpAct, Agent: "x", Name: "plan",
+		Expect: &Expect{Match: []Match{{Pointer: "/result", Matcher: map[string]any{"token": "p-1", "step": "a"}}}}}}}
+	recorded := []Exchange{{Source: "s", Op: OpAct, Agent: "x", Name: "plan",
+		Outcome: &Outcome{OK: true, Result: map[string]any{"token": Redacted, "step": "a"}}}}
+	if got, err := Replay(context.Background(), check, recorded); err != nil || got.Verdict.Status != Pass {
+		t.Fatalf("a redacted field failed the replay: %+v %v", got.Verdict, err)
+	}
+	recorded[0].Outcome = &Outcome{OK: true, Result: map[string]any{"token": Redacted, "step": "b"}}
+	if got, _ := Replay(context.Background(), check, recorded); got.Verdict.Status != Fail {
+		t.Fatalf("a wrong field beside a redacted one passed: %+v", got.Verdict)
+	}
+	// A live judgment never takes the redaction marker for a match.
+	if msg := Judge(*check.Steps[0].Expect, Outcome{OK: true, Result: map[string]any{"token": Redacted, "step": "a"}}, nil, nil, func(v any) (any, error) { return v, nil }); msg == "" {
+		t.Fatal("a live answer holding the redaction marker matched a literal")
+	}
+}

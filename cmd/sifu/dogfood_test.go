@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"maps"
 	"path/filepath"
 	"reflect"
@@ -69,5 +70,40 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 				t.Fatalf("conformance/%s is stale: a fresh run declares something else; %s", name, regenerate)
 			}
 		})
+	}
+}
+
+// TestCommittedPeerStatementsVerify: every statement of a real peer under
+// conformance/peers that carries its conformance.json verifies, verdicts
+// judged again from its transcript, against this harness's suite files. A
+// change of a suite's checks makes it stale: take the peer's verdict again.
+func TestCommittedPeerStatementsVerify(t *testing.T) {
+	var found int
+	err := filepath.WalkDir(filepath.Join("..", "..", "conformance", "peers"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || d.Name() != "conformance.json" {
+			return err
+		}
+		found++
+		d2, err := declaration.Read(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			return nil
+		}
+		entry := suites()[d2.Suite]
+		plan, err := runner.Load(sifu.Assets, entry.suite)
+		if err != nil {
+			t.Fatal(err)
+		}
+		problems, err := declaration.Verify(context.Background(), path, plan, sources(entry.suite), declaration.VerifyOptions{})
+		if err != nil || len(problems) > 0 {
+			t.Errorf("%s does not verify (%v): %v; take the peer's verdict again (its README says how)", path, err, problems)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if found == 0 {
+		t.Fatal("no peer statement found under conformance/peers")
 	}
 }
