@@ -34,8 +34,26 @@ type Planner struct {
 	Command string
 }
 
-// Hello names the command.
-func (p Planner) Hello(context.Context) (kcp.Hello, error) {
+// Hello names the command, after running it once without arguments: a
+// command the shell cannot find (exit 127) or run (exit 126) is no planner,
+// and is said so before any check. What else it does without arguments
+// (print its usage, exit 1) is its own business.
+func (p Planner) Hello(ctx context.Context) (kcp.Hello, error) {
+	cmd := osexec.CommandContext(ctx, "sh", "-c", p.Command)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	var exit *osexec.ExitError
+	if errors.As(err, &exit) {
+		switch exit.ExitCode() {
+		case 127:
+			return kcp.Hello{}, fmt.Errorf("the shell found no such command: %s", tail(stderr.String()))
+		case 126:
+			return kcp.Hello{}, fmt.Errorf("the command cannot be run (not executable?): %s", tail(stderr.String()))
+		}
+	} else if err != nil && ctx.Err() == nil {
+		return kcp.Hello{}, fmt.Errorf("run %q: %w", p.Command, err)
+	}
 	return kcp.Hello{Implementation: p.Command, Version: "command line"}, nil
 }
 

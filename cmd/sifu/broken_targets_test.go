@@ -106,6 +106,8 @@ func TestTargetBrokenFromTheStartIsAUsageError(t *testing.T) {
 		{"run", "-q", "--suite", "kungfu", "--out", out, "--target", "http", "--url", srv.URL, "--timeout", "2s"},
 		{"run", "-q", "--suite", "kungfu", "--out", out, "--target", "stdio", "--timeout", "300ms", "--cmd",
 			`read line; echo '{"id":1,"ok":true,"result":` + fullHello + `}'; read line; kill -SEGV $$`},
+		{"run", "-q", "--suite", "kcp", "--out", out, "--target", "exec", "--timeout", "5s", "--cmd", "no-such-planner-anywhere"},
+		{"run", "-q", "--suite", "kcp", "--out", out, "--target", "exec", "--timeout", "5s", "--cmd", "/etc/passwd"},
 	} {
 		_, err := sifuCLI(t, args...)
 		var ue *runner.UnreachableError
