@@ -85,10 +85,11 @@ func TestConcurrentProcessAppends(t *testing.T) {
 			t.Errorf("%s: exit %d", participants[i], c)
 		}
 	}
-	events, _, err := ReadEvents(dir)
-	if err != nil {
-		t.Fatal(err)
+	read, err := ReadEvents(dir, false)
+	if err != nil || len(read.Problems) > 0 {
+		t.Fatal(err, read.Messages())
 	}
+	events := read.Events
 	if len(events) != len(participants)+1 {
 		t.Fatalf("%d events, want %d", len(events), len(participants)+1)
 	}
@@ -137,9 +138,9 @@ func TestCrashMidAppendLeavesAValidFolder(t *testing.T) {
 	if err == nil {
 		t.Fatal("the planted crash did not happen")
 	}
-	events, _, err := ReadEvents(dir)
-	if err != nil || len(events) != 2 {
-		t.Fatalf("after a crash between the files the log must hold 2 whole events: %v %d", err, len(events))
+	read, err := ReadEvents(dir, false)
+	if err != nil || len(read.Events) != 2 || len(read.Problems) > 0 {
+		t.Fatalf("after a crash between the files the log must hold 2 whole events: %v %d", err, len(read.Events))
 	}
 	r := tools.Validate(dir)
 	if r.Exit() != 2 || !strings.Contains(r.Text(), "protocol.json currentPhase is drafting, expected reviewing") {
