@@ -57,4 +57,5 @@ var Faults = []Fault{
 	FaultReinitOverwrites, FaultRewritesHistory, FaultBlockAfterCompleted, FaultSeqGapMissed,
 	FaultTimeRegressionMissed, FaultReviewHeadingUnchecked, FaultStaleFilesIgnored, FaultProtocolDriftIgnored,
 	FaultNoWarnings, FaultWaitIgnoresTurn, FaultNextAlwaysYourTurn,
+	FaultUnlockedAppend,
 }

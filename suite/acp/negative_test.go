@@ -41,6 +41,7 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultNoWarnings:               {"ACP-VAL-11"},
 	ref.FaultWaitIgnoresTurn:          {"ACP-CLI-04"},
 	ref.FaultNextAlwaysYourTurn:       {"ACP-CLI-01"},
+	ref.FaultUnlockedAppend:           {"ACP-EVT-08"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {
