@@ -41,6 +41,8 @@ const (
 	FaultEventKeyOrder              Fault = "event-key-order"              // event lines put from before seq
 	FaultConclusionSectionDropped   Fault = "conclusion-section-dropped"   // the Next Action section of conclusion.md is not required
 	FaultObsoleteFileDropped        Fault = "obsolete-file-dropped"        // opinions.md is not reported
+	FaultProtocolFileDropped        Fault = "protocol-file-dropped"        // a missing conclusion.md is not reported
+	FaultAbsentFieldDrift           Fault = "absent-field-drift"           // an absent proposalOwner or waitingFor is also reported as differing from the log
 	FaultProposalWithoutDeliverable Fault = "proposal-without-deliverable" // v2: proposal_submitted without a drafted primary deliverable
 	FaultReadinessWithoutFreeze     Fault = "readiness-without-freeze"     // v2: readiness_passed without a frozen primary deliverable
 	FaultFreezeHashUnchecked        Fault = "freeze-hash-unchecked"        // v2: a freeze's sha256 is not compared with the file
@@ -57,5 +59,7 @@ var Faults = []Fault{
 	FaultReinitOverwrites, FaultRewritesHistory, FaultBlockAfterCompleted, FaultSeqGapMissed,
 	FaultTimeRegressionMissed, FaultReviewHeadingUnchecked, FaultStaleFilesIgnored, FaultProtocolDriftIgnored,
 	FaultNoWarnings, FaultWaitIgnoresTurn, FaultNextAlwaysYourTurn,
-	FaultUnlockedAppend,
+	FaultUnlockedAppend, FaultRawSeparators, FaultAcceptsInvalidUTF8, FaultStopsAtBadLine, FaultLenientSeqSeen,
+	FaultOutOfPhaseKeepsPhase, FaultUnsortedWaiting, FaultEventKeyOrder, FaultConclusionSectionDropped,
+	FaultObsoleteFileDropped, FaultProtocolFileDropped, FaultAbsentFieldDrift,
 }

@@ -102,7 +102,7 @@ func (t *Tools) Validate(folder string) Report {
 	r := &Report{Folder: folder, Schema: SchemaV1}
 	v := validation{t: t, r: r, folder: folder}
 	for _, name := range ProtocolFiles {
-		if !exists(folder, name) {
+		if !exists(folder, name) && !(name == "conclusion.md" && t.faults[FaultProtocolFileDropped]) {
 			v.err(Finding{Message: "missing " + name, File: name})
 		}
 	}
@@ -367,10 +367,11 @@ func (v validation) events(proto Protocol, events []Event, schemaErrs []string) 
 		if state.Phase != "" && !pyEq(proto["currentPhase"], state.Phase) {
 			v.err(Finding{Message: fmt.Sprintf("protocol.json currentPhase is %s, expected %s", PyStr(proto["currentPhase"]), state.Phase), File: "protocol.json"})
 		}
-		if got, has := proto["proposalOwner"]; has && state.OwnerSet && !pyEq(got, state.Owner) {
+		drift := t.faults[FaultAbsentFieldDrift]
+		if got, has := proto["proposalOwner"]; (has || drift) && state.OwnerSet && !pyEq(got, state.Owner) {
 			v.err(Finding{Message: fmt.Sprintf("protocol.json proposalOwner is %s, expected %s", PyRepr(got), PyRepr(state.Owner)), File: "protocol.json"})
 		}
-		if got, has := proto["waitingFor"]; has && !pyEq(state.Waiting, got) {
+		if got, has := proto["waitingFor"]; (has || drift) && !pyEq(state.Waiting, got) {
 			v.err(Finding{Message: fmt.Sprintf("protocol.json waitingFor is %s, expected %s", PyRepr(got), PyRepr(state.Waiting)), File: "protocol.json"})
 		}
 	}

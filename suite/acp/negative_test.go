@@ -42,6 +42,17 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultWaitIgnoresTurn:          {"ACP-CLI-04"},
 	ref.FaultNextAlwaysYourTurn:       {"ACP-CLI-01"},
 	ref.FaultUnlockedAppend:           {"ACP-EVT-08"},
+	ref.FaultRawSeparators:            {"ACP-EVT-11"},
+	ref.FaultAcceptsInvalidUTF8:       {"ACP-VAL-13"},
+	ref.FaultStopsAtBadLine:           {"ACP-VAL-06"},
+	ref.FaultLenientSeqSeen:           {"ACP-EVT-03"},
+	ref.FaultOutOfPhaseKeepsPhase:     {"ACP-TRANS-10"},
+	ref.FaultUnsortedWaiting:          {"ACP-TRANS-01", "ACP-TRANS-05"},
+	ref.FaultEventKeyOrder:            {"ACP-EVT-01"},
+	ref.FaultConclusionSectionDropped: {"ACP-DOC-05"},
+	ref.FaultObsoleteFileDropped:      {"ACP-VAL-03"},
+	ref.FaultProtocolFileDropped:      {"ACP-VAL-02"},
+	ref.FaultAbsentFieldDrift:         {"ACP-VAL-08"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {
