@@ -62,4 +62,6 @@ var Faults = []Fault{
 	FaultUnlockedAppend, FaultRawSeparators, FaultAcceptsInvalidUTF8, FaultStopsAtBadLine, FaultLenientSeqSeen,
 	FaultOutOfPhaseKeepsPhase, FaultUnsortedWaiting, FaultEventKeyOrder, FaultConclusionSectionDropped,
 	FaultObsoleteFileDropped, FaultProtocolFileDropped, FaultAbsentFieldDrift,
+	FaultProposalWithoutDeliverable, FaultReadinessWithoutFreeze, FaultFreezeHashUnchecked, FaultReviseAfterFreeze,
+	FaultRefreeze, FaultSchemaVersionIgnored,
 }

@@ -290,7 +290,7 @@ func (t *Tools) schemaErrors(p Protocol, folder string) []string {
 			switch {
 			case err != nil || !st.IsDir():
 				errs = append(errs, "repoRoot must resolve to an existing directory")
-			case resolved == "/" && !t.Compat:
+			case resolved == "/": // upstream compares a Path with a str here, so it never refuses
 				errs = append(errs, "repoRoot must not resolve to filesystem root")
 			case !isAncestorOrSelf(resolved, folderAbs):
 				errs = append(errs, "collaboration folder must be inside repoRoot")

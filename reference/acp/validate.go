@@ -182,11 +182,7 @@ func (t *Tools) Validate(folder string) Report {
 	if v.schema == SchemaV2 {
 		schemaErrs = t.schemaErrors(proto, folder)
 		for _, msg := range schemaErrs {
-			f := Finding{Message: msg, File: "protocol.json"}
-			if msg == "repoRoot must not resolve to filesystem root" {
-				f.Rule = "ACP-STRICT-V2-REPOROOT"
-			}
-			v.err(f)
+			v.err(Finding{Message: msg, File: "protocol.json"})
 		}
 	}
 	read, err := ReadEvents(folder, t.Compat)

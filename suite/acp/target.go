@@ -255,6 +255,7 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 			}
 		}
 	}
+	r["files"] = e.files()
 	if raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json")); err == nil {
 		r["protocol_text"] = string(raw)
 		var proto map[string]any
@@ -295,6 +296,20 @@ func (e *Executor) fileHash(name string) string {
 	}
 	sum := sha256.Sum256(raw)
 	return hex.EncodeToString(sum[:])
+}
+
+// files lists the folder's files by their paths inside it, sorted.
+func (e *Executor) files() []string {
+	out := []string{}
+	_ = filepath.WalkDir(e.folder, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(e.folder, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
 }
 
 // digest fingerprints every file of the folder.
