@@ -431,7 +431,7 @@ func (v validation) events(proto Protocol, events []Event, schemaErrs []string) 
 			if v.schema == SchemaV2 {
 				ref = proto.PrimaryRef()
 			}
-			for _, msg := range ConclusionErrors(v.schema, readText(v.folder, "conclusion.md"), ref) {
+			for _, msg := range t.conclusionErrors(v.schema, readText(v.folder, "conclusion.md"), ref) {
 				v.err(Finding{Message: msg, File: "conclusion.md"})
 			}
 		}
