@@ -257,7 +257,9 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 	}
 	r["files"] = e.files()
 	if raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json")); err == nil {
-		r["protocol_text"] = string(raw)
+		if tool == "init" {
+			r["protocol_text"] = string(raw) // the layout, as init writes it
+		}
 		var proto map[string]any
 		if json.Unmarshal(raw, &proto) == nil {
 			r["phase"], r["owner"], r["waitingFor"] = proto["currentPhase"], proto["proposalOwner"], proto["waitingFor"]
