@@ -310,3 +310,18 @@ func (t ACPTarget) run(ctx context.Context, tool string, call acp.Call, vals map
 	}
 	return acp.Answer{Stdout: stdout.String(), Stderr: stderr.String()}, nil
 }
+
+// Claims are the profiles the target offers: those the config lists (all
+// but the schemas when it lists none) and the schemas it speaks.
+func (c *ACPConfig) Claims() []string {
+	claims := slices.Clone(c.Profiles)
+	if len(claims) == 0 {
+		claims = slices.DeleteFunc(slices.Clone(acp.Profiles), func(p string) bool { return slices.Contains(acp.Schemas, p) })
+	}
+	for _, s := range c.Schemas {
+		if !slices.Contains(claims, s) {
+			claims = append(claims, s)
+		}
+	}
+	return claims
+}

@@ -40,16 +40,7 @@ func init() {
 				if err != nil {
 					return nil, &runner.UsageError{Msg: err.Error()}
 				}
-				claims := slices.Clone(cfg.Profiles)
-				if len(claims) == 0 {
-					claims = slices.DeleteFunc(slices.Clone(acp.Profiles), func(p string) bool { return slices.Contains(acp.Schemas, p) })
-				}
-				for _, s := range cfg.Schemas {
-					if !slices.Contains(claims, s) {
-						claims = append(claims, s)
-					}
-				}
-				return acp.RunTarget{Claims: claims, New: func(context.Context) (acp.Target, func(), error) {
+				return acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
 					return exec.ACPTarget{Config: cfg}, func() {}, nil
 				}}, nil
 			},
