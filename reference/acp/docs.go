@@ -3,9 +3,22 @@ package acp
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
+
+// patterns caches the regular expressions built from a gate or heading.
+var patterns sync.Map
+
+func pattern(expr string) *regexp.Regexp {
+	if re, ok := patterns.Load(expr); ok {
+		return re.(*regexp.Regexp)
+	}
+	re := regexp.MustCompile(expr)
+	patterns.Store(expr, re)
+	return re
+}
 
 // The document scans follow upstream's regular expressions, translated to
 // Go with Python's meaning of \s (Unicode whitespace, newlines included),
@@ -85,7 +98,7 @@ func (r Readiness) DecisionErrors() []string {
 func (r Readiness) UncheckedGates(gates []string) []string {
 	var out []string
 	for _, g := range gates {
-		re := regexp.MustCompile(`(?m)^` + ws + `*-` + ws + `*\[[xX]\]` + ws + `*` + regexp.QuoteMeta(g) + ws + `*$`)
+		re := pattern(`(?m)^` + ws + `*-` + ws + `*\[[xX]\]` + ws + `*` + regexp.QuoteMeta(g) + ws + `*$`)
 		if !re.MatchString(r.Text) {
 			out = append(out, g)
 		}
@@ -117,7 +130,7 @@ var (
 
 // hasHeading2 is upstream's `^##\s+<heading>\s*$` search.
 func hasHeading2(text, heading string) bool {
-	return regexp.MustCompile(`(?m)^##` + ws + `+` + regexp.QuoteMeta(heading) + ws + `*$`).MatchString(text)
+	return pattern(`(?m)^##` + ws + `+` + regexp.QuoteMeta(heading) + ws + `*$`).MatchString(text)
 }
 
 // Outcome is a final-outcome line of conclusion.md.
@@ -255,7 +268,7 @@ var ReviewSections = []string{"Context", "Position", "Concerns", "Required Chang
 func MissingReviewSections(body string) []string {
 	var missing []string
 	for _, s := range ReviewSections {
-		re := regexp.MustCompile(`(?m)^\s*(?:#{3,}\s*)?` + regexp.QuoteMeta(s) + `\s*:?\s*$`)
+		re := pattern(`(?m)^\s*(?:#{3,}\s*)?` + regexp.QuoteMeta(s) + `\s*:?\s*$`)
 		if !re.MatchString(body) {
 			missing = append(missing, s)
 		}

@@ -248,7 +248,7 @@ func deliverableStatus(text string) string {
 // sectionHasContent is upstream's "the section under ## heading is not
 // empty": the text up to the next level-2 heading, stripped.
 func sectionHasContent(text, heading string) bool {
-	h := regexp.MustCompile(`(?m)^##` + ws + `+` + regexp.QuoteMeta(heading) + ws + `*$`)
+	h := pattern(`(?m)^##` + ws + `+` + regexp.QuoteMeta(heading) + ws + `*$`)
 	loc := h.FindStringIndex(text)
 	if loc == nil {
 		return false

@@ -279,7 +279,7 @@ func (v validation) events(proto Protocol, events []Event, schemaErrs []string) 
 		} else if _, literal := e.Seq(); !literal && !t.Compat {
 			strict(e, fmt.Sprintf("seq %s: seq must be a JSON integer", seq), "ACP-STRICT-SEQ-INT")
 		}
-		before := maps.Clone(seen)
+		ownSeenBefore := seqIsInt && seen[seqNum]
 		if seqIsInt && v.schema == SchemaV1 {
 			seen[seqNum] = true // v1 counts the event itself as seen (quirk Q1)
 		}
@@ -311,7 +311,7 @@ func (v validation) events(proto Protocol, events []Event, schemaErrs []string) 
 		if rt != nil {
 			if rn, ok := pyInt(rt); !ok || !seen[rn] {
 				ef(e, fmt.Sprintf("seq %s: reply_to must point to an earlier event", seq))
-			} else if !before[rn] && !t.Compat {
+			} else if seqIsInt && rn == seqNum && !ownSeenBefore && !t.Compat {
 				strict(e, fmt.Sprintf("seq %s: reply_to must point to an earlier event, not to itself", seq), "ACP-STRICT-REPLY-SELF")
 			}
 		}
