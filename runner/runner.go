@@ -774,6 +774,12 @@ func (p *Plan) ruleVerdicts(tests []results.Test, scope Scope, filtered bool, as
 func fold(ev []results.Test) (string, string) {
 	rank := map[engine.Status]int{engine.Fail: 6, engine.HarnessError: 5, engine.Timeout: 4, engine.Untestable: 3,
 		engine.Warn: 2, engine.NotApplicable: 1, engine.Pass: 0}
+	// A check that does not apply to the run is no evidence either way:
+	// the rule is judged by the checks that ran, when any did.
+	applied := slices.DeleteFunc(slices.Clone(ev), func(t results.Test) bool { return t.Status == engine.NotApplicable })
+	if len(applied) > 0 {
+		ev = applied
+	}
 	worst := engine.Pass
 	for _, t := range ev {
 		if rank[t.Status] > rank[worst] {

@@ -23,14 +23,17 @@ import (
 
 // ACPConfig says how to call one ACP implementation's tools: a command
 // template per tool (see docs/acp.md). Placeholders in argv items are
-// replaced by the call's values: {folder}, {participant}, {event},
-// {summary}, {doc}, {reply_to}, {objective}, {timeout} (seconds), {item}
-// inside "each" groups, {sifu} (this sifu binary) and {config_dir}.
+// replaced by the call's values (ACPPlaceholders lists which each tool
+// knows); a placeholder a tool does not know is refused when the config is
+// loaded.
 type ACPConfig struct {
-	Implementation string            `json:"implementation"`
-	Version        string            `json:"version"`
-	Profiles       []string          `json:"profiles"`
-	Env            map[string]string `json:"env"`
+	Implementation string   `json:"implementation"`
+	Version        string   `json:"version"`
+	Profiles       []string `json:"profiles"`
+	// Schemas are the ACP schemas the implementation speaks (v1, v2);
+	// default v1. Checks of another schema do not apply to it.
+	Schemas []string          `json:"schemas"`
+	Env     map[string]string `json:"env"`
 	// NowEnv names an environment variable the implementation reads the
 	// current time from (RFC 3339); empty when it cannot be told.
 	NowEnv string `json:"now_env"`
@@ -52,9 +55,72 @@ type ACPTemplate struct {
 	Optional map[string][]string `json:"optional,omitempty"`
 }
 
-var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+var placeholder = regexp.MustCompile(`\{[a-z_][a-z0-9_]*\}`)
 
 var acpTools = []string{"init", "append", "next", "wait", "validate"}
+
+// ACPPlaceholders are the values each tool's template may use, besides
+// {folder}, {schema}, {sifu} and {config_dir}, which every tool has. Lists
+// (used by "each", whose items see {item}) are marked with a trailing "[]".
+var ACPPlaceholders = map[string][]string{
+	"init": {"objective", "resume", "participants[]", "completion[]", "primary_type", "primary_file", "primary_checks[]",
+		"deliverables_mode", "deliverables_dir", "repo_root"},
+	"append":   {"participant", "event", "summary", "doc", "reply_to", "role", "sha256"},
+	"next":     {"participant"},
+	"wait":     {"participant", "timeout"},
+	"validate": {},
+}
+
+var commonPlaceholders = []string{"folder", "schema", "sifu", "config_dir"}
+
+// checkPlaceholders refuses a template that names a value its tool does not
+// have, so a typo fails at load instead of turning checks into failures.
+func checkPlaceholders(file, tool string, t ACPTemplate) error {
+	var values, lists []string
+	values = append(values, commonPlaceholders...)
+	for _, p := range ACPPlaceholders[tool] {
+		if name, ok := strings.CutSuffix(p, "[]"); ok {
+			lists = append(lists, name)
+		} else {
+			values = append(values, p)
+		}
+	}
+	known := func(where string, items []string, extra ...string) error {
+		for i, a := range items {
+			for _, m := range placeholder.FindAllString(a, -1) {
+				name := m[1 : len(m)-1]
+				if !slices.Contains(values, name) && !slices.Contains(extra, name) {
+					have := slices.Clone(append(values, extra...))
+					for j := range have {
+						have[j] = "{" + have[j] + "}"
+					}
+					return fmt.Errorf("%s: %s/%d: unknown placeholder %s; the %s command knows %s (see docs/acp.md)", file, where, i, m, tool, strings.Join(have, " "))
+				}
+			}
+		}
+		return nil
+	}
+	if err := known("/commands/"+tool+"/argv", t.Argv); err != nil {
+		return err
+	}
+	for _, key := range slices.Sorted(maps.Keys(t.Each)) {
+		if !slices.Contains(lists, key) {
+			return fmt.Errorf("%s: /commands/%s/each/%s: %s has no list %q; its lists are %s", file, tool, key, tool, key, strings.Join(append([]string{}, lists...), ", "))
+		}
+		if err := known("/commands/"+tool+"/each/"+key, t.Each[key], "item"); err != nil {
+			return err
+		}
+	}
+	for _, key := range slices.Sorted(maps.Keys(t.Optional)) {
+		if !slices.Contains(values, key) {
+			return fmt.Errorf("%s: /commands/%s/optional/%s: %s has no value %q; its values are %s", file, tool, key, tool, key, strings.Join(values, ", "))
+		}
+		if err := known("/commands/"+tool+"/optional/"+key, t.Optional[key]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // LoadACPConfig reads and checks a target config. Every problem names the
 // file and the field.
@@ -78,6 +144,17 @@ func LoadACPConfig(file string) (*ACPConfig, error) {
 		}
 		if len(t.Argv) == 0 {
 			return nil, fmt.Errorf("%s: /commands/%s/argv is empty", file, name)
+		}
+		if err := checkPlaceholders(file, name, t); err != nil {
+			return nil, err
+		}
+	}
+	if len(c.Schemas) == 0 {
+		c.Schemas = []string{"v1"}
+	}
+	for i, s := range c.Schemas {
+		if !slices.Contains(acp.Schemas, s) {
+			return nil, fmt.Errorf("%s: /schemas/%d: %q is not an ACP schema (%s)", file, i, s, strings.Join(acp.Schemas, ", "))
 		}
 	}
 	for _, p := range c.Profiles {
@@ -115,8 +192,9 @@ func (t ACPTarget) Hello(context.Context) (acp.Hello, error) {
 
 // Init runs the init template.
 func (t ACPTarget) Init(ctx context.Context, r acp.InitRequest) (acp.Answer, error) {
-	vals := map[string]string{"objective": r.Objective}
-	lists := map[string][]string{"participants": r.Participants, "completion": r.Completion}
+	vals := map[string]string{"objective": r.Objective, "primary_type": r.PrimaryType, "primary_file": r.PrimaryFile,
+		"deliverables_mode": r.DeliverablesMode, "deliverables_dir": r.DeliverablesDir, "repo_root": r.RepoRoot}
+	lists := map[string][]string{"participants": r.Participants, "completion": r.Completion, "primary_checks": r.PrimaryChecks}
 	if r.Resume {
 		vals["resume"] = "true"
 	}
@@ -125,7 +203,8 @@ func (t ACPTarget) Init(ctx context.Context, r acp.InitRequest) (acp.Answer, err
 
 // Append runs the append template.
 func (t ACPTarget) Append(ctx context.Context, r acp.AppendRequest) (acp.Answer, error) {
-	vals := map[string]string{"participant": r.Participant, "event": r.Event, "summary": r.Summary, "doc": r.Doc}
+	vals := map[string]string{"participant": r.Participant, "event": r.Event, "summary": r.Summary, "doc": r.Doc,
+		"role": r.Role, "sha256": r.SHA256}
 	if r.ReplyTo != nil {
 		vals["reply_to"] = strconv.Itoa(*r.ReplyTo)
 	}
@@ -154,7 +233,7 @@ func (c *ACPConfig) Argv(tool string, call acp.Call, vals map[string]string, lis
 	if !ok {
 		return nil, fmt.Errorf("the target config has no %s command: %w", tool, engine.ErrUnsupported)
 	}
-	all := map[string]string{"folder": call.Folder, "sifu": c.self, "config_dir": c.dir}
+	all := map[string]string{"folder": call.Folder, "sifu": c.self, "config_dir": c.dir, "schema": call.Schema}
 	for k, v := range vals {
 		all[k] = v
 	}
@@ -230,4 +309,19 @@ func (t ACPTarget) run(ctx context.Context, tool string, call acp.Call, vals map
 		return acp.Answer{}, &engine.AdapterError{Step: tool, Err: fmt.Errorf("cannot run %q: %v", argv[0], runErr)}
 	}
 	return acp.Answer{Stdout: stdout.String(), Stderr: stderr.String()}, nil
+}
+
+// Claims are the profiles the target offers: those the config lists (all
+// but the schemas when it lists none) and the schemas it speaks.
+func (c *ACPConfig) Claims() []string {
+	claims := slices.Clone(c.Profiles)
+	if len(claims) == 0 {
+		claims = slices.DeleteFunc(slices.Clone(acp.Profiles), func(p string) bool { return slices.Contains(acp.Schemas, p) })
+	}
+	for _, s := range c.Schemas {
+		if !slices.Contains(claims, s) {
+			claims = append(claims, s)
+		}
+	}
+	return claims
 }

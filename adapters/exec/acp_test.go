@@ -29,12 +29,42 @@ func TestACPConfigErrorsNameTheField(t *testing.T) {
 		`{"commands": {"next": {"argv": []}}}`:                          "/commands/next/argv is empty",
 		`{"profiles": ["full"], "commands": {"next": {"argv": ["x"]}}}`: `/profiles: "full"`,
 		`{"comands": {}}`: "unknown field",
+		`{"commands": {"append": {"argv": ["x", "--p", "{nosuchplaceholder}"]}}}`:            "/commands/append/argv/2: unknown placeholder {nosuchplaceholder}",
+		`{"commands": {"validate": {"argv": ["x", "{folder}", "{event}"]}}}`:                 "/commands/validate/argv/2: unknown placeholder {event}",
+		`{"commands": {"init": {"argv": ["x"], "each": {"people": ["{item}"]}}}}`:            "/commands/init/each/people",
+		`{"commands": {"init": {"argv": ["x"], "each": {"participants": ["{itme}"]}}}}`:      "/commands/init/each/participants/0: unknown placeholder {itme}",
+		`{"commands": {"append": {"argv": ["x"], "optional": {"replyto": ["{reply_to}"]}}}}`: "/commands/append/optional/replyto",
+		`{"commands": {"append": {"argv": ["x", "{item}"]}}}`:                                "/commands/append/argv/1: unknown placeholder {item}",
+		`{"schemas": ["v3"], "commands": {"next": {"argv": ["x"]}}}`:                         `/schemas/0: "v3"`,
 	} {
 		file := writeConfig(t, text)
 		_, err := LoadACPConfig(file)
 		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), file) && !strings.Contains(err.Error(), "--target-config") {
 			t.Errorf("%s: got %v, want an error naming the file and %q", text, err, want)
 		}
+	}
+}
+
+func TestACPConfigKnowsEveryPlaceholderItFills(t *testing.T) {
+	cfg, err := LoadACPConfig(writeConfig(t, `{"schemas": ["v2"], "commands": {
+		"init": {"argv": ["{sifu}", "{config_dir}", "{schema}", "{folder}", "{objective}", "{primary_type}"],
+		         "each": {"participants": ["{item}"], "completion": ["{item}"], "primary_checks": ["{item}"]},
+		         "optional": {"resume": ["--resume"], "primary_file": ["{primary_file}"], "deliverables_mode": ["{deliverables_mode}"],
+		                      "deliverables_dir": ["{deliverables_dir}"], "repo_root": ["{repo_root}"]}},
+		"append": {"argv": ["{participant}", "{event}", "{summary}"], "optional": {"doc": ["{doc}"], "reply_to": ["{reply_to}"], "role": ["{role}"], "sha256": ["{sha256}"]}},
+		"next": {"argv": ["{participant}"]}, "wait": {"argv": ["{participant}", "{timeout}"]}, "validate": {"argv": ["{folder}"]}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cfg.Schemas, []string{"v2"}) {
+		t.Errorf("schemas %v", cfg.Schemas)
+	}
+	got, _ := cfg.Argv("append", acp.Call{Folder: "/f"}, map[string]string{"participant": "a", "event": "deliverable_frozen", "summary": "s", "role": "primary", "sha256": "ab"}, nil)
+	if want := []string{"a", "deliverable_frozen", "s", "primary", "ab"}; !slices.Equal(got, want) {
+		t.Errorf("append argv %q, want %q", got, want)
+	}
+	if cfg, _ := LoadACPConfig(writeConfig(t, `{"commands": {"next": {"argv": ["x"]}}}`)); !slices.Equal(cfg.Schemas, []string{"v1"}) {
+		t.Errorf("the default schema is v1, got %v", cfg.Schemas)
 	}
 }
 

@@ -55,25 +55,48 @@ func (a ACP) Init(ctx context.Context, r acp.InitRequest) (acp.Answer, error) {
 	if r.Resume {
 		args = append(args, "--resume")
 	}
+	for flag, v := range map[string]string{"--schema": r.Schema, "--primary-deliverable-type": r.PrimaryType, "--primary-deliverable-file": r.PrimaryFile,
+		"--deliverables-mode": r.DeliverablesMode, "--deliverables-dir": r.DeliverablesDir, "--repo-root": r.RepoRoot} {
+		if v != "" {
+			args = append(args, flag, v)
+		}
+	}
+	for _, c := range r.PrimaryChecks {
+		args = append(args, "--primary-deliverable-check", c)
+	}
 	return a.run(ctx, r.Call, args...)
 }
 
 // Append runs append.
 func (a ACP) Append(ctx context.Context, r acp.AppendRequest) (acp.Answer, error) {
-	return a.run(ctx, r.Call, acp.AppendArgs(r)...)
+	args := acp.AppendArgs(r)
+	if r.Role != "" {
+		args = append(args, "--role", r.Role)
+	}
+	if r.SHA256 != "" {
+		args = append(args, "--sha256", r.SHA256)
+	}
+	return a.run(ctx, r.Call, withSchema(args, r.Schema)...)
 }
 
 // Next runs next.
 func (a ACP) Next(ctx context.Context, r acp.NextRequest) (acp.Answer, error) {
-	return a.run(ctx, r.Call, "next", "--folder", r.Folder, "--participant", r.Participant)
+	return a.run(ctx, r.Call, withSchema([]string{"next", "--folder", r.Folder, "--participant", r.Participant}, r.Schema)...)
 }
 
 // Wait runs wait.
 func (a ACP) Wait(ctx context.Context, r acp.WaitRequest) (acp.Answer, error) {
-	return a.run(ctx, r.Call, "wait", "--folder", r.Folder, "--participant", r.Participant, "--timeout", r.Timeout.String())
+	return a.run(ctx, r.Call, withSchema([]string{"wait", "--folder", r.Folder, "--participant", r.Participant, "--timeout", r.Timeout.String()}, r.Schema)...)
 }
 
 // Validate runs validate.
 func (a ACP) Validate(ctx context.Context, r acp.ValidateRequest) (acp.Answer, error) {
-	return a.run(ctx, r.Call, "validate", "--folder", r.Folder)
+	return a.run(ctx, r.Call, withSchema([]string{"validate", "--folder", r.Folder}, r.Schema)...)
+}
+
+func withSchema(args []string, schema string) []string {
+	if schema != "" {
+		args = append(args, "--schema", schema)
+	}
+	return args
 }

@@ -34,7 +34,7 @@ func TestACPSuiteThroughExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := acp.RunTarget{Claims: cfg.Profiles, New: func(context.Context) (acp.Target, func(), error) {
+	target := acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
 		return exec.ACPTarget{Config: cfg}, func() {}, nil
 	}}
 	// Every sifu start runs `go env` (godog's package init) when go is on
@@ -60,6 +60,10 @@ func TestACPSuiteThroughExec(t *testing.T) {
 // errors, through the command line.
 func TestACPCommandExitCodes(t *testing.T) {
 	fixtures := filepath.Join("..", "..", "vectors", "acp", "fixtures")
+	badConfig := filepath.Join(t.TempDir(), "typo.target.json")
+	if err := os.WriteFile(badConfig, []byte(`{"commands": {"append": {"argv": ["x", "{nosuchplaceholder}"]}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cases := []struct {
 		args []string
 		code int
@@ -71,6 +75,8 @@ func TestACPCommandExitCodes(t *testing.T) {
 		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "seq-gap"), "--json"}, 2, `"line": 2`},
 		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "reply-to-self"), "--compat"}, 0, "ACP validation passed"},
 		{[]string{"acp", "validate"}, 2, "the following arguments are required: --folder"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "fresh"), "--schema", "v2"}, 2, "ERROR: protocol.json schemaVersion must be 2"},
+		{[]string{"acp", "validate", "--folder", filepath.Join(fixtures, "fresh"), "--schema", "v3"}, 2, "argument --schema: invalid choice: 'v3'"},
 		{[]string{"acp", "append", "--folder", t.TempDir(), "--participant", "a", "--event", "x", "--summary", "s"}, 2, "missing protocol.json in"},
 		{[]string{"acp", "wait", "--folder", t.TempDir(), "--participant", "a", "--timeout", "soon"}, 2, "neither seconds nor a duration"},
 	}
@@ -84,6 +90,16 @@ func TestACPCommandExitCodes(t *testing.T) {
 		if code != c.code || !strings.Contains(stdout.String()+stderr.String(), c.want) {
 			t.Errorf("sifu %s: exit %d, want %d with %q\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), code, c.code, c.want, stdout.String(), stderr.String())
 		}
+	}
+	// A placeholder the tool does not have is refused at load: exit 2,
+	// naming the file and the field.
+	cmd := newRoot()
+	cmd.SetArgs([]string{"run", "--suite", "acp", "--target", "exec", "--target-config", badConfig})
+	cmd.SetOut(&bytes.Buffer{})
+	cmd.SetErr(&bytes.Buffer{})
+	err := cmd.ExecuteContext(context.Background())
+	if want := badConfig + ": /commands/append/argv/1: unknown placeholder {nosuchplaceholder}"; exitCode(err) != 2 || err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("a config with an unknown placeholder: exit %d, %v; want exit 2 with %q", exitCode(err), err, want)
 	}
 	t.Setenv(acpNowEnv, "yesterday")
 	if _, err := acpTools(); err == nil || !strings.Contains(err.Error(), acpNowEnv) {
@@ -150,7 +166,7 @@ func TestACPSuiteAgainstUpstream(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := acp.RunTarget{Claims: cfg.Profiles, New: func(context.Context) (acp.Target, func(), error) {
+	target := acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
 		return exec.ACPTarget{Config: cfg}, func() {}, nil
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "upstream", Concurrency: 8})

@@ -40,7 +40,7 @@ func init() {
 				if err != nil {
 					return nil, &runner.UsageError{Msg: err.Error()}
 				}
-				return acp.RunTarget{Claims: cfg.Profiles, New: func(context.Context) (acp.Target, func(), error) {
+				return acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
 					return exec.ACPTarget{Config: cfg}, func() {}, nil
 				}}, nil
 			},

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -85,10 +86,11 @@ func TestConcurrentProcessAppends(t *testing.T) {
 			t.Errorf("%s: exit %d", participants[i], c)
 		}
 	}
-	events, _, err := ReadEvents(dir)
-	if err != nil {
-		t.Fatal(err)
+	read, err := ReadEvents(dir, false)
+	if err != nil || len(read.Problems) > 0 {
+		t.Fatal(err, read.Messages())
 	}
+	events := read.Events
 	if len(events) != len(participants)+1 {
 		t.Fatalf("%d events, want %d", len(events), len(participants)+1)
 	}
@@ -137,9 +139,9 @@ func TestCrashMidAppendLeavesAValidFolder(t *testing.T) {
 	if err == nil {
 		t.Fatal("the planted crash did not happen")
 	}
-	events, _, err := ReadEvents(dir)
-	if err != nil || len(events) != 2 {
-		t.Fatalf("after a crash between the files the log must hold 2 whole events: %v %d", err, len(events))
+	read, err := ReadEvents(dir, false)
+	if err != nil || len(read.Events) != 2 || len(read.Problems) > 0 {
+		t.Fatalf("after a crash between the files the log must hold 2 whole events: %v %d", err, len(read.Events))
 	}
 	r := tools.Validate(dir)
 	if r.Exit() != 2 || !strings.Contains(r.Text(), "protocol.json currentPhase is drafting, expected reviewing") {
@@ -325,4 +327,87 @@ func FuzzValidate(f *testing.F) {
 			t.Fatal("validation changed events.jsonl")
 		}
 	})
+}
+
+func TestPythonValues(t *testing.T) {
+	if got := pySplitlines("a\u2028b\r\nc\u0085d\re"); strings.Join(got, "|") != "a|b|c|d|e" {
+		t.Errorf("splitlines: %q", got)
+	}
+	for in, want := range map[float64]string{3: "3.0", 0.5: "0.5", 1e16: "1e+16", 1.5e-5: "1.5e-05", -2: "-2.0"} {
+		if got := pyFloat(in); got != want {
+			t.Errorf("repr(%v) = %s, want %s", in, got, want)
+		}
+	}
+	one, oneF, yes := json.Number("1"), json.Number("1.0"), true
+	if !pyEq(one, oneF) || !pyEq(one, yes) || pyEq(one, "1") {
+		t.Error("1 == 1.0 == True, and 1 != '1'")
+	}
+	if _, ok := pyInt(oneF); ok {
+		t.Error("1.0 is not an int")
+	}
+	if n, ok := pyInt(yes); !ok || n != 1 {
+		t.Error("True is the int 1")
+	}
+}
+
+// TestEventLinesByMode: strict reading splits at "\n" and reports a raw
+// separator with its line; compat reading splits as splitlines() does.
+func TestEventLinesByMode(t *testing.T) {
+	raw := []byte(`{"seq":1,"summary":"a` + "\u2028" + `b"}` + "\n")
+	strict := ParseEvents(raw, false)
+	if len(strict.Events) != 1 || len(strict.Problems) != 1 || strict.Problems[0].Rule != "ACP-STRICT-RAW-SEPARATOR" || strict.Problems[0].Line != 1 {
+		t.Errorf("strict: %d events, %v", len(strict.Events), strict.Messages())
+	}
+	compat := ParseEvents(raw, true)
+	if len(compat.Events) != 0 || len(compat.Problems) != 2 || !strings.HasPrefix(compat.Problems[1].Message, "events.jsonl line 2: invalid JSON") {
+		t.Errorf("compat: %d events, %v", len(compat.Events), compat.Messages())
+	}
+	bad := ParseEvents([]byte("{\"seq\":1}\n{\"s\":\"\xff\"}\n"), false)
+	if len(bad.Problems) != 1 || !strings.HasPrefix(bad.Problems[0].Message, "events.jsonl line 2: not valid UTF-8") {
+		t.Errorf("invalid UTF-8: %v", bad.Messages())
+	}
+}
+
+// TestToolsEscapeSeparators: what append writes, any line-splitting reader
+// reads back.
+func TestToolsEscapeSeparators(t *testing.T) {
+	tools := newTools()
+	dir := initFolder(t, tools)
+	if _, err := tools.Append(dir, AppendRequest{Participant: "reader", Event: "blocked", Summary: "a\u0085b\u2028c\u2029d", ReplyTo: one(1)}); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+	if strings.ContainsAny(string(raw), "\u0085\u2028\u2029") || len(pySplitlines(string(raw))) != 2 {
+		t.Fatalf("raw separators written:\n%q", raw)
+	}
+	if r := New(Options{Compat: true}).Validate(dir); r.Exit() != 0 {
+		t.Fatalf("compat validation:\n%s", r.Text())
+	}
+}
+
+// TestV2RoundTrip: a v2 folder from init through a frozen deliverable.
+func TestV2RoundTrip(t *testing.T) {
+	tools := newTools()
+	dir := filepath.Join(t.TempDir(), "collab")
+	res, err := tools.Init(dir, InitRequest{Participants: []string{"server", "reader"}, Objective: "o", Completion: []string{"g"}, PrimaryType: "adr"})
+	if err != nil || res.Schema != SchemaV2 {
+		t.Fatal(err, res.Schema)
+	}
+	proto, _ := ReadProtocol(dir)
+	if proto.SchemaOf() != SchemaV2 || proto.PrimaryRef() != "deliverables/adr.md" || len(proto.Gates()) != 7 {
+		t.Fatalf("protocol: %v %v %v", proto.SchemaOf(), proto.PrimaryRef(), proto.Gates())
+	}
+	if r := tools.Validate(dir); r.Exit() != 0 {
+		t.Fatalf("fresh v2 folder:\n%s", r.Text())
+	}
+	if _, err := tools.Append(dir, AppendRequest{Participant: "server", Event: "proposal_submitted", Summary: "s", ReplyTo: one(1)}); err == nil ||
+		!strings.Contains(err.Error(), "proposal_submitted requires prior primary deliverable_drafted") {
+		t.Fatalf("proposal before the draft: %v", err)
+	}
+	if _, err := tools.Append(dir, AppendRequest{Participant: "server", Event: "deliverable_drafted", Summary: "s", ReplyTo: one(1), Doc: "deliverables/adr.md", Role: "primary"}); err != nil {
+		t.Fatal(err)
+	}
+	if r := New(Options{Schema: SchemaV1, NoSync: true}).Validate(dir); r.Exit() != 2 {
+		t.Fatalf("a v2 log under the v1 validator must fail (unknown event):\n%s", r.Text())
+	}
 }

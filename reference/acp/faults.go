@@ -30,6 +30,25 @@ const (
 	FaultNoWarnings               Fault = "no-warnings"                // the validator never warns
 	FaultWaitIgnoresTurn          Fault = "wait-ignores-turn"          // wait returns at once for anyone
 	FaultNextAlwaysYourTurn       Fault = "next-always-your-turn"      // next action tells everyone to act
+
+	FaultUnlockedAppend             Fault = "unlocked-append"              // append takes no lock and writes both files in place, as upstream does
+	FaultRawSeparators              Fault = "raw-separators"               // tools write U+0085, U+2028 and U+2029 raw inside event lines
+	FaultAcceptsInvalidUTF8         Fault = "accepts-invalid-utf8"         // bytes that are not UTF-8 pass unnoticed
+	FaultStopsAtBadLine             Fault = "stops-at-bad-line"            // the validator reads no event after an unparsable line
+	FaultLenientSeqSeen             Fault = "lenient-seq-seen"             // a seq of 3.0 counts as event 3 for reply_to
+	FaultOutOfPhaseKeepsPhase       Fault = "out-of-phase-keeps-phase"     // an out-of-phase question_classified or decision_accepted leaves the phase
+	FaultUnsortedWaiting            Fault = "unsorted-waiting"             // waitingFor keeps the participants' order instead of sorting
+	FaultEventKeyOrder              Fault = "event-key-order"              // event lines put from before seq
+	FaultConclusionSectionDropped   Fault = "conclusion-section-dropped"   // the Next Action section of conclusion.md is not required
+	FaultObsoleteFileDropped        Fault = "obsolete-file-dropped"        // opinions.md is not reported
+	FaultProtocolFileDropped        Fault = "protocol-file-dropped"        // a missing conclusion.md is not reported
+	FaultAbsentFieldDrift           Fault = "absent-field-drift"           // an absent proposalOwner or waitingFor is also reported as differing from the log
+	FaultProposalWithoutDeliverable Fault = "proposal-without-deliverable" // v2: proposal_submitted without a drafted primary deliverable
+	FaultReadinessWithoutFreeze     Fault = "readiness-without-freeze"     // v2: readiness_passed without a frozen primary deliverable
+	FaultFreezeHashUnchecked        Fault = "freeze-hash-unchecked"        // v2: a freeze's sha256 is not compared with the file
+	FaultReviseAfterFreeze          Fault = "revise-after-freeze"          // v2: the frozen primary deliverable may be revised
+	FaultRefreeze                   Fault = "refreeze"                     // v2: the primary deliverable may be frozen twice
+	FaultSchemaVersionIgnored       Fault = "schema-version-ignored"       // v2: protocol and schemaVersion are not checked
 )
 
 // Faults lists every planted fault.
@@ -40,4 +59,9 @@ var Faults = []Fault{
 	FaultReinitOverwrites, FaultRewritesHistory, FaultBlockAfterCompleted, FaultSeqGapMissed,
 	FaultTimeRegressionMissed, FaultReviewHeadingUnchecked, FaultStaleFilesIgnored, FaultProtocolDriftIgnored,
 	FaultNoWarnings, FaultWaitIgnoresTurn, FaultNextAlwaysYourTurn,
+	FaultUnlockedAppend, FaultRawSeparators, FaultAcceptsInvalidUTF8, FaultStopsAtBadLine, FaultLenientSeqSeen,
+	FaultOutOfPhaseKeepsPhase, FaultUnsortedWaiting, FaultEventKeyOrder, FaultConclusionSectionDropped,
+	FaultObsoleteFileDropped, FaultProtocolFileDropped, FaultAbsentFieldDrift,
+	FaultProposalWithoutDeliverable, FaultReadinessWithoutFreeze, FaultFreezeHashUnchecked, FaultReviseAfterFreeze,
+	FaultRefreeze, FaultSchemaVersionIgnored,
 }

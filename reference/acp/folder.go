@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -9,8 +8,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
+	"strings"
 	"syscall"
+	"unicode/utf8"
 )
 
 // Error is a refusal of a tool, with the exit code it ends with.
@@ -27,7 +27,13 @@ func refuse(format string, args ...any) error {
 	return &Error{Code: 2, Msg: fmt.Sprintf(format, args...)}
 }
 
-// ReadProtocol reads protocol.json, failing with the upstream messages.
+func usageError(format string, args ...any) error {
+	return &Error{Code: 2, Usage: true, Msg: fmt.Sprintf(format, args...)}
+}
+
+// ReadProtocol reads protocol.json, failing with the upstream messages. A
+// file that is not UTF-8, or whose top level is not an object, is refused
+// with a message naming the problem (upstream's scripts crash on both).
 func ReadProtocol(folder string) (Protocol, error) {
 	raw, err := os.ReadFile(filepath.Join(folder, "protocol.json"))
 	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -36,71 +42,185 @@ func ReadProtocol(folder string) (Protocol, error) {
 	if err != nil {
 		return nil, refuse("invalid protocol.json: %v", err)
 	}
-	var p any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&p); err != nil {
+	if line, col, b, bad := firstInvalidUTF8(raw); bad {
+		return nil, refuse("invalid protocol.json: not valid UTF-8 (byte 0x%02x at line %d, column %d)", b, line, col)
+	}
+	v, err := decodeJSON(string(raw))
+	if err != nil {
 		return nil, refuse("invalid protocol.json: %v", err)
 	}
-	if dec.More() {
-		return nil, refuse("invalid protocol.json: extra data after the object")
-	}
-	obj, ok := p.(map[string]any)
+	obj, ok := v.(map[string]any)
 	if !ok {
-		return nil, refuse("invalid protocol.json: the top level must be an object")
+		return nil, refuse("invalid protocol.json: the top level must be an object, not %s", jsonKind(v))
 	}
 	return Protocol(obj), nil
 }
 
-// ReadEvents reads events.jsonl; blank lines are skipped. A missing file is
-// reported as fs.ErrNotExist.
-func ReadEvents(folder string) ([]Event, []byte, error) {
+func jsonKind(v any) string {
+	switch v.(type) {
+	case []any:
+		return "an array"
+	case string:
+		return "a string"
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// decodeJSON is json.loads on one text: one value, surrounded only by JSON
+// whitespace, numbers kept exact.
+func decodeJSON(s string) (any, error) {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if rest := strings.TrimLeft(s[dec.InputOffset():], " \t\n\r"); rest != "" {
+		return nil, fmt.Errorf("extra data after the value at offset %d", len(s)-len(rest))
+	}
+	return v, nil
+}
+
+// firstInvalidUTF8 finds the first byte that is not UTF-8: its line and
+// column (1-based, columns in characters) and the byte.
+func firstInvalidUTF8(raw []byte) (line, col int, b byte, bad bool) {
+	if utf8.Valid(raw) {
+		return 0, 0, 0, false
+	}
+	line, col = 1, 1
+	for i := 0; i < len(raw); {
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return line, col, raw[i], true
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+		i += size
+	}
+	return 0, 0, 0, false
+}
+
+// EventsRead is events.jsonl as read: the events that parsed and what kept
+// the others (or the file) from being read.
+type EventsRead struct {
+	Events   []Event
+	Problems []Finding // in line order
+	Missing  bool
+	Raw      []byte
+}
+
+// Messages are the problems' texts.
+func (r EventsRead) Messages() []string {
+	out := make([]string, len(r.Problems))
+	for i, p := range r.Problems {
+		out[i] = p.Message
+	}
+	return out
+}
+
+// ReadEvents reads events.jsonl. compat reads it as the upstream scripts
+// do (universal newlines, then str.splitlines()); otherwise lines end at
+// "\n" (a "\r" before it is allowed) and a raw line separator inside a
+// line is a problem of its own (ACP-STRICT-RAW-SEPARATOR). Either way a line
+// that is not JSON, or not an object, is a problem and the other lines are
+// still read, and bytes that are not UTF-8 are a problem naming the line.
+func ReadEvents(folder string, compat bool) (EventsRead, error) {
 	raw, err := os.ReadFile(filepath.Join(folder, "events.jsonl"))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, fs.ErrNotExist
+			return EventsRead{Missing: true}, nil
 		}
-		return nil, nil, refuse("cannot read events.jsonl: %v", err)
+		return EventsRead{}, refuse("cannot read events.jsonl: %v", err)
 	}
-	events, err := ParseEvents(raw)
-	return events, raw, err
+	r := ParseEvents(raw, compat)
+	r.Raw = raw
+	return r, nil
 }
 
-// ParseEvents decodes event lines, keeping numbers exact.
-func ParseEvents(raw []byte) ([]Event, error) {
-	var events []Event
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 64*1024), 64*1024*1024)
-	n := 0
-	for sc.Scan() {
-		n++
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
+// ParseEvents decodes event lines (see ReadEvents).
+func ParseEvents(raw []byte, compat bool) EventsRead {
+	var r EventsRead
+	problem := func(line int, msg, rule string) {
+		r.Problems = append(r.Problems, Finding{Message: msg, File: "events.jsonl", Line: line, Rule: rule})
+	}
+	// Bytes that are not UTF-8 are named by their line in the file.
+	for n, l := range bytes.SplitAfter(raw, []byte("\n")) {
+		if _, col, b, bad := firstInvalidUTF8(l); bad {
+			problem(n+1, fmt.Sprintf("events.jsonl line %d: not valid UTF-8 (byte 0x%02x at column %d)", n+1, b, col), "")
+		}
+	}
+	text := strings.ToValidUTF8(string(raw), "\uFFFD")
+	var lines []string
+	if compat {
+		lines = pySplitlines(universalNewlines(text))
+	} else {
+		lines = strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+		if text == "" {
+			lines = nil
+		}
+	}
+	for i, line := range lines {
+		n := i + 1
+		if !compat {
+			line = strings.TrimSuffix(line, "\r")
+		}
+		if pyBlank(line) {
 			continue
 		}
-		dec := json.NewDecoder(bytes.NewReader(line))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, refuse("events.jsonl line %d: invalid JSON: %v", n, err)
+		if !compat {
+			col := 0
+			for _, c := range line {
+				col++
+				if name, ok := rawSeparators[c]; ok {
+					problem(n, fmt.Sprintf("events.jsonl line %d: raw U+%04X (%s) at column %d; write it escaped (\\u%04x), since readers that split lines on it, as Python's splitlines() does, cannot read this event", n, c, name, col, c), "ACP-STRICT-RAW-SEPARATOR")
+					break
+				}
+			}
 		}
-		if dec.More() {
-			return nil, refuse("events.jsonl line %d: invalid JSON: extra data after the object", n)
+		v, err := decodeJSON(line)
+		if err != nil {
+			problem(n, fmt.Sprintf("events.jsonl line %d: invalid JSON: %v", n, err), "")
+			continue
 		}
 		obj, ok := v.(map[string]any)
 		if !ok {
-			return nil, refuse("events.jsonl line %d: event must be an object", n)
+			problem(n, fmt.Sprintf("events.jsonl line %d: event must be an object", n), "")
+			continue
 		}
-		events = append(events, Event{Line: n, Fields: obj})
+		r.Events = append(r.Events, Event{Line: n, Fields: obj})
 	}
-	if err := sc.Err(); err != nil {
-		return nil, refuse("events.jsonl: %v", err)
+	return r
+}
+
+// readDoc reads a document as Python's read_text does (universal
+// newlines). Bytes that are not UTF-8 are replaced, and reported.
+func readDoc(folder, name string) (string, *Finding) {
+	raw, err := os.ReadFile(filepath.Join(folder, name))
+	if err != nil {
+		return "", nil
 	}
-	return events, nil
+	var bad *Finding
+	if line, col, b, ok := firstInvalidUTF8(raw); ok {
+		bad = &Finding{Message: fmt.Sprintf("%s line %d: not valid UTF-8 (byte 0x%02x at column %d)", name, line, col, b), File: name, Line: line}
+	}
+	return universalNewlines(strings.ToValidUTF8(string(raw), "\uFFFD")), bad
 }
 
 func readText(folder, name string) string {
-	raw, _ := os.ReadFile(filepath.Join(folder, name))
-	return string(raw)
+	s, _ := readDoc(folder, name)
+	return s
+}
+
+func exists(folder, name string) bool {
+	_, err := os.Stat(filepath.Join(folder, name))
+	return err == nil
 }
 
 // lockFolder takes an exclusive advisory lock on the folder itself, so no
@@ -159,14 +279,37 @@ func (t *Tools) replaceFile(folder, name string, data []byte) error {
 	return nil
 }
 
+// writeInPlace is the planted unsafe write (FaultUnlockedAppend): the file
+// is truncated and rewritten where it is, as upstream's write_text does, so
+// a reader in between sees it empty or half written.
+func writeInPlace(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return refuse("cannot write %s: %v", filepath.Base(path), err)
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return refuse("cannot write %s: %v", filepath.Base(path), err)
+	}
+	return f.Close()
+}
+
+// appendInPlace is the planted unsafe append: O_APPEND with no lock.
+func appendInPlace(path string, line []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return refuse("cannot write %s: %v", filepath.Base(path), err)
+	}
+	_, werr := f.Write(line)
+	return errors.Join(werr, f.Close())
+}
+
 func maxSeq(events []Event) int {
-	m := 0
+	m, any := 0, false
 	for _, e := range events {
-		if n, ok := e.Seq(); ok && n > m {
-			m = n
+		if n, ok := e.PySeq(); ok && (!any || n > m) {
+			m, any = n, true
 		}
 	}
 	return m
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

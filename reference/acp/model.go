@@ -3,11 +3,33 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 	"slices"
 	"strconv"
-	"strings"
 )
+
+// Schema is an ACP schema version: v1 (the seed, upstream c12ba73) or v2
+// (upstream's "ACP schema v2": a declared, frozen deliverable).
+type Schema string
+
+// The schemas the tools speak.
+const (
+	SchemaV1 Schema = "v1"
+	SchemaV2 Schema = "v2"
+)
+
+// Schemas lists them.
+var Schemas = []Schema{SchemaV1, SchemaV2}
+
+// ParseSchema reads "v1"/"1" or "v2"/"2".
+func ParseSchema(s string) (Schema, bool) {
+	switch s {
+	case "v1", "1":
+		return SchemaV1, true
+	case "v2", "2":
+		return SchemaV2, true
+	}
+	return "", false
+}
 
 // The seven protocol files, in the order the validator reports them.
 var ProtocolFiles = []string{"protocol.json", "events.jsonl", "proposal.md", "review.md", "decisions.md", "readiness.md", "conclusion.md"}
@@ -33,6 +55,18 @@ var Phases = []string{PhaseBlocked, PhaseCompleted, PhaseDecisionReview, PhaseDr
 var Events = []string{"initialized", "proposal_submitted", "review_submitted", "proposal_revised",
 	"question_classified", "decision_proposed", "decision_accepted", "readiness_passed", "completed", "blocked"}
 
+// DeliverableEvents are the events v2 adds: they record the primary (or a
+// supporting) deliverable's lifecycle and need doc and role.
+var DeliverableEvents = []string{"deliverable_drafted", "deliverable_revised", "deliverable_frozen"}
+
+// EventsOf lists the events a schema allows.
+func EventsOf(s Schema) []string {
+	if s == SchemaV2 {
+		return append([]string{"initialized"}, append(slices.Clone(DeliverableEvents), Events[1:]...)...)
+	}
+	return Events
+}
+
 // Protocol is protocol.json as read: every field is kept so a rewrite
 // preserves what it does not own.
 type Protocol map[string]any
@@ -55,13 +89,19 @@ func (p Protocol) Participants() []string {
 	return out
 }
 
-// Gates returns the completion gates that are strings.
+// Gates returns the completion gates' texts: strings in v1, the text of
+// {source, text} objects (or strings) in v2.
 func (p Protocol) Gates() []string {
 	list, _ := p["completionGates"].([]any)
 	var out []string
 	for _, item := range list {
-		if s, ok := item.(string); ok {
-			out = append(out, s)
+		switch g := item.(type) {
+		case string:
+			out = append(out, g)
+		case map[string]any:
+			if s, ok := g["text"].(string); ok {
+				out = append(out, s)
+			}
 		}
 	}
 	return out
@@ -78,20 +118,31 @@ func (p Protocol) Waiting() []string {
 	list, _ := p["waitingFor"].([]any)
 	out := []string{}
 	for _, item := range list {
-		out = append(out, fmt.Sprint(item))
+		out = append(out, PyStr(item))
 	}
 	return out
 }
 
+// SchemaOf is the schema a protocol.json speaks: v2 when it carries a
+// schemaVersion other than 1, v1 otherwise (v1 has no such field).
+func (p Protocol) SchemaOf() Schema {
+	v, ok := p["schemaVersion"]
+	if !ok || pyEq(v, 1) {
+		return SchemaV1
+	}
+	return SchemaV2
+}
+
 // Encode renders protocol.json as the upstream tools write it: sorted keys,
-// two-space indent, non-ASCII kept, trailing newline.
+// two-space indent, non-ASCII kept, trailing newline; U+0085, U+2028 and
+// U+2029 are escaped so no line-splitting reader is confused.
 func (p Protocol) Encode() []byte {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	_ = enc.Encode(map[string]any(p))
-	return buf.Bytes()
+	return escapeSeparators(buf.Bytes())
 }
 
 // Event is one line of events.jsonl.
@@ -106,53 +157,57 @@ func (e Event) Str(key string) string {
 	return s
 }
 
-// Seq returns the seq as an int when it is a JSON integer.
-func (e Event) Seq() (int, bool) { return asInt(e.Fields["seq"], false) }
+// Seq returns the seq when it is a JSON integer literal.
+func (e Event) Seq() (int, bool) { return jsonInt(e.Fields["seq"]) }
 
-// ReplyTo returns reply_to as an int when it is a JSON integer.
-func (e Event) ReplyTo() (int, bool) { return asInt(e.Fields["reply_to"], false) }
+// PySeq returns the seq when Python takes it for an int (a boolean too).
+func (e Event) PySeq() (int, bool) { return pyInt(e.Fields["seq"]) }
 
 // SeqLabel is the seq as the upstream tools print it.
 func (e Event) SeqLabel() string { return PyStr(e.Fields["seq"]) }
 
-// asInt reads a JSON integer; lenient also takes what Python compares equal
-// to an int (true, 1.0).
-func asInt(v any, lenient bool) (int, bool) {
-	switch n := v.(type) {
-	case json.Number:
-		if i, err := strconv.Atoi(string(n)); err == nil {
-			return i, true
-		}
-		if lenient {
-			if f, err := n.Float64(); err == nil && f == float64(int(f)) {
-				return int(f), true
-			}
-		}
-	case bool:
-		if lenient {
-			if n {
-				return 1, true
-			}
-			return 0, true
-		}
+// jsonInt reads a JSON integer literal (not a boolean, not 1.0).
+func jsonInt(v any) (int, bool) {
+	if _, ok := v.(bool); ok {
+		return 0, false
 	}
-	return 0, false
+	return pyInt(v)
 }
 
-// encodeEvent writes an event line as the upstream tools do: compact, keys
-// in the order seq, from, event, at, summary, doc, reply_to.
-func encodeEvent(seq int, from, event, at, summary, doc string, replyTo *int) []byte {
+// NewEvent is an event about to be appended.
+type NewEvent struct {
+	Seq                           int
+	From, Event, At, Summary, Doc string
+	ReplyTo                       *int
+	Role, SHA256                  string // v2 deliverable events
+}
+
+// encode writes an event line as the upstream tools do: compact, keys in
+// the order seq, from, event, at, summary, doc, reply_to (then v2's role
+// and sha256), empty doc, role and sha256 left out; line separators inside
+// strings are escaped.
+func (n NewEvent) encode() []byte {
 	var b bytes.Buffer
-	b.WriteString(`{"seq":` + strconv.Itoa(seq))
-	for _, kv := range [][2]string{{"from", from}, {"event", event}, {"at", at}, {"summary", summary}, {"doc", doc}} {
-		if kv[0] == "doc" && doc == "" {
-			continue
-		}
-		b.WriteString(`,"` + kv[0] + `":`)
-		b.Write(jsonString(kv[1]))
+	b.WriteString(`{"seq":` + strconv.Itoa(n.Seq))
+	field := func(k, v string) {
+		b.WriteString(`,"` + k + `":`)
+		b.Write(jsonString(v))
 	}
-	if replyTo != nil {
-		b.WriteString(`,"reply_to":` + strconv.Itoa(*replyTo))
+	field("from", n.From)
+	field("event", n.Event)
+	field("at", n.At)
+	field("summary", n.Summary)
+	if n.Doc != "" {
+		field("doc", n.Doc)
+	}
+	if n.ReplyTo != nil {
+		b.WriteString(`,"reply_to":` + strconv.Itoa(*n.ReplyTo))
+	}
+	if n.Role != "" {
+		field("role", n.Role)
+	}
+	if n.SHA256 != "" {
+		field("sha256", n.SHA256)
 	}
 	b.WriteString("}\n")
 	return b.Bytes()
@@ -163,85 +218,7 @@ func jsonString(s string) []byte {
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s)
-	return bytes.TrimRight(buf.Bytes(), "\n")
-}
-
-// PyStr renders a decoded JSON value the way Python's str() prints it.
-func PyStr(v any) string {
-	switch x := v.(type) {
-	case nil:
-		return "None"
-	case string:
-		return x
-	case bool:
-		if x {
-			return "True"
-		}
-		return "False"
-	case json.Number:
-		return string(x)
-	}
-	return PyRepr(v)
-}
-
-// PyRepr renders a value the way Python's repr() prints it.
-func PyRepr(v any) string {
-	switch x := v.(type) {
-	case string:
-		return pyQuote(x)
-	case []string:
-		parts := make([]string, len(x))
-		for i, s := range x {
-			parts[i] = pyQuote(s)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case []any:
-		parts := make([]string, len(x))
-		for i, s := range x {
-			parts[i] = PyRepr(s)
-		}
-		return "[" + strings.Join(parts, ", ") + "]"
-	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
-		}
-		parts := make([]string, 0, len(keys))
-		for _, k := range keys {
-			parts = append(parts, pyQuote(k)+": "+PyRepr(x[k]))
-		}
-		return "{" + strings.Join(parts, ", ") + "}"
-	}
-	return PyStr(v)
-}
-
-func pyQuote(s string) string {
-	q := "'"
-	if strings.Contains(s, "'") && !strings.Contains(s, `"`) {
-		q = `"`
-	}
-	var b strings.Builder
-	b.WriteString(q)
-	for _, r := range s {
-		switch {
-		case r == '\\':
-			b.WriteString(`\\`)
-		case string(r) == q:
-			b.WriteString(`\` + q)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteString(q)
-	return b.String()
+	return escapeSeparators(bytes.TrimRight(buf.Bytes(), "\n"))
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -252,3 +229,5 @@ func sortedKeys(m map[string]bool) []string {
 	slices.Sort(out)
 	return out
 }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -9,18 +9,16 @@ import (
 // State is what the event log says: the phase, the proposal owner and who
 // the collaboration waits for.
 type State struct {
-	Phase   string // "" until an initialized event (Python's None)
-	Owner   string
-	Waiting []string
+	Phase    string // "" until an initialized event (Python's None)
+	Owner    string
+	OwnerSet bool // an owner was derived (Python: proposal_owner is not None)
+	Waiting  []string
 
-	reviewers       map[string]bool
-	acceptors       map[string]bool
-	accepted        map[string]bool // ever accepted, any round
 	classSeq        int
 	inputSeq        int
 	readinessPassed bool
-	lastProposalBy  string
-	lastReviewBy    string
+	primaryDrafted  bool
+	primaryFrozen   bool
 }
 
 // PhaseLabel is the phase as the tools print it.
@@ -35,156 +33,217 @@ func (s State) PhaseLabel() string {
 // proposal or decision.
 func (s State) Classified() bool { return s.classSeq > s.inputSeq }
 
-// allowedFrom lists the phases each event may follow; nil means any.
-var allowedFrom = map[string][]string{
-	"proposal_submitted":  {PhaseDrafting, PhaseRevising},
-	"review_submitted":    {PhaseReviewing},
-	"proposal_revised":    {PhaseRevising},
-	"decision_proposed":   {PhaseRevising, PhaseDecisionReview},
-	"question_classified": {PhaseDecisionReview},
-	"decision_accepted":   {PhaseDecisionReview},
-	"readiness_passed":    {PhaseReadinessCheck},
-	"completed":           {PhaseReadinessCheck},
-}
-
-// actionName is how ownership errors name an event.
-var actionName = map[string]string{
-	"proposal_submitted":  "proposal submission",
-	"review_submitted":    "review submission",
-	"proposal_revised":    "proposal revision",
-	"decision_proposed":   "decision proposal",
-	"question_classified": "question classification",
-	"decision_accepted":   "decision acceptance",
-	"readiness_passed":    "readiness pass",
-	"completed":           "completion",
-}
-
-// derive replays events and returns the state with every phase and
-// ownership error, in event order. An error does not stop the replay: the
-// transition still happens, as upstream.
-func (t *Tools) derive(participants []string, events []Event, rd Readiness) (State, []string) {
-	s := State{Waiting: []string{}, reviewers: map[string]bool{}, acceptors: map[string]bool{}, accepted: map[string]bool{}}
-	listed := map[string]bool{}
-	for _, p := range participants {
-		listed[p] = true
-	}
+// derive replays events the way upstream's derive_state does and returns
+// the state with every phase and ownership error, in event order. An error
+// does not stop the replay: the transition still happens. Values are read
+// with Python's semantics (a seq of true or 1.0 equals 1; an actor that is
+// not a string owns nothing). rd is the current readiness.md, re-checked
+// for every decision_accepted.
+func (t *Tools) derive(schema Schema, participants []string, events []Event, rd Readiness) (State, []string) {
+	s := State{Waiting: []string{}}
+	var reviewers, acceptors map[string]bool
 	var errs []string
+	listed := func(x any) bool {
+		str, ok := x.(string)
+		return ok && slices.Contains(participants, str)
+	}
+	waitList := func(set map[string]bool) []string {
+		if !t.faults[FaultUnsortedWaiting] {
+			return sortedKeys(set)
+		}
+		var out []string
+		for _, p := range participants {
+			if set[p] && !slices.Contains(out, p) {
+				out = append(out, p)
+			}
+		}
+		return append([]string{}, out...)
+	}
+	ownerList := func() []string {
+		if s.Owner != "" {
+			return []string{s.Owner}
+		}
+		return []string{}
+	}
 	for _, e := range events {
+		name, _ := e.Fields["event"].(string)
+		if _, isStr := e.Fields["event"].(string); !isStr {
+			name = "" // no branch matches a name that is not a string
+		}
 		seq := e.SeqLabel()
-		seqNum, _ := asInt(e.Fields["seq"], true)
-		ev, from := e.Str("event"), e.Str("from")
+		actor := e.Fields["from"]
 		fail := func(format string, args ...any) {
 			errs = append(errs, "seq "+seq+": "+fmt.Sprintf(format, args...))
 		}
-		reserved := func(allowed []string) {
+		notFrom := func(allowed ...string) bool { return !slices.Contains(allowed, s.Phase) && !t.faults[FaultAnyPhase] }
+		phaseErr := func(allowed ...string) {
+			if notFrom(allowed...) {
+				fail("%s is not allowed from phase %s", name, s.PhaseLabel())
+			}
+		}
+		expect := func(allowed []string, action string) {
 			if t.faults[FaultAnyoneAdvances] {
 				return
 			}
-			if !slices.Contains(allowed, from) {
-				who := "no participant"
-				if len(allowed) > 0 {
-					who = strings.Join(allowed, ", ")
-				}
-				fail("%s is reserved for %s; got %s", actionName[ev], who, from)
+			a, ok := actor.(string)
+			if ok && slices.Contains(allowed, a) {
+				return
+			}
+			who := "no participant"
+			if len(allowed) > 0 {
+				sorted := slices.Clone(allowed)
+				slices.Sort(sorted)
+				who = strings.Join(slices.Compact(sorted), ", ")
+			}
+			fail("%s is reserved for %s; got %s", action, who, PyStr(actor))
+		}
+		ownerOnly := func(action string) {
+			if s.Owner != "" {
+				expect([]string{s.Owner}, action)
 			}
 		}
-		owner := []string{}
-		if s.Owner != "" {
-			owner = []string{s.Owner}
-		}
-		if ev == "initialized" {
-			if seqNum != 1 {
-				fail("initialized must be seq 1")
+		seqInt, seqIsInt := e.PySeq()
+		switch name {
+		case "initialized":
+			if !pyEq(e.Fields["seq"], 1) {
+				errs = append(errs, "initialized must be seq 1")
 			}
-			if !listed[from] {
+			if !listed(actor) {
 				fail("initialized participant is not listed in protocol.json")
 			}
-			s.Owner, s.Phase, s.Waiting = from, PhaseDrafting, []string{from}
-			continue
-		}
-		if ev == "blocked" {
+			a, ok := actor.(string)
+			s.Owner, s.OwnerSet = a, ok
+			s.Phase, s.Waiting = PhaseDrafting, ownerList()
+		case "blocked":
 			if !t.Compat && s.Phase == PhaseCompleted && !t.faults[FaultBlockAfterCompleted] {
 				fail("blocked is not allowed from phase completed")
 			}
 			s.Phase, s.Waiting = PhaseBlocked, []string{}
-			continue
-		}
-		allowed, known := allowedFrom[ev]
-		if !known {
-			continue // unknown events are reported by the shape checks
-		}
-		if !slices.Contains(allowed, s.Phase) && !t.faults[FaultAnyPhase] {
-			errs = append(errs, fmt.Sprintf("seq %s: %s is not allowed from phase %s", seq, ev, s.PhaseLabel()))
-		}
-		switch ev {
+		case "deliverable_drafted", "deliverable_revised", "deliverable_frozen":
+			if schema != SchemaV2 || e.Fields["role"] != "primary" {
+				continue
+			}
+			switch name {
+			case "deliverable_drafted":
+				phaseErr(PhaseDrafting, PhaseRevising, PhaseDecisionReview)
+				ownerOnly("deliverable draft")
+				s.primaryDrafted = true
+			case "deliverable_revised":
+				if s.primaryFrozen && !t.faults[FaultReviseAfterFreeze] {
+					fail("deliverable_revised is not allowed after deliverable_frozen")
+				}
+				phaseErr(PhaseRevising, PhaseDecisionReview)
+				ownerOnly("deliverable revision")
+				s.primaryDrafted = true
+			case "deliverable_frozen":
+				if s.primaryFrozen && !t.faults[FaultRefreeze] {
+					fail("primary deliverable can be frozen only once")
+				}
+				phaseErr(PhaseReadinessCheck)
+				ownerOnly("deliverable freeze")
+				s.primaryFrozen = true
+			}
 		case "proposal_submitted":
-			reserved(owner)
-			s.reviewers = map[string]bool{}
+			phaseErr(PhaseDrafting, PhaseRevising)
+			if schema == SchemaV2 && !s.primaryDrafted && !t.faults[FaultProposalWithoutDeliverable] {
+				fail("proposal_submitted requires prior primary deliverable_drafted")
+			}
+			if s.Owner != "" {
+				expect([]string{s.Owner}, "proposal submission")
+			} else if a, ok := actor.(string); ok {
+				expect([]string{a}, "proposal submission")
+			} else {
+				expect(nil, "proposal submission")
+			}
+			if a, ok := actor.(string); ok {
+				s.Owner, s.OwnerSet = a, true
+			}
+			reviewers = map[string]bool{}
 			for _, p := range participants {
 				if p != s.Owner {
-					s.reviewers[p] = true
+					reviewers[p] = true
 				}
 			}
-			if len(s.reviewers) == 0 {
+			if len(reviewers) == 0 {
 				fail("proposal_submitted requires at least one reviewer")
 			}
-			s.Phase, s.Waiting, s.lastProposalBy = PhaseReviewing, sortedKeys(s.reviewers), from
+			s.Phase, s.Waiting = PhaseReviewing, waitList(reviewers)
 		case "review_submitted":
-			reserved(sortedKeys(s.reviewers))
-			delete(s.reviewers, from)
-			s.lastReviewBy = from
-			if len(s.reviewers) > 0 && !t.faults[FaultFirstReviewEndsRound] {
-				s.Phase, s.Waiting = PhaseReviewing, sortedKeys(s.reviewers)
+			phaseErr(PhaseReviewing)
+			expect(sortedKeys(reviewers), "review submission")
+			if a, ok := actor.(string); ok {
+				delete(reviewers, a)
+			}
+			if len(reviewers) > 0 && !t.faults[FaultFirstReviewEndsRound] {
+				s.Phase, s.Waiting = PhaseReviewing, waitList(reviewers)
 			} else {
-				s.Phase, s.Waiting = PhaseRevising, owner
+				s.Phase, s.Waiting = PhaseRevising, ownerList()
 			}
 		case "proposal_revised", "decision_proposed":
-			reserved(owner)
-			s.inputSeq, s.classSeq = seqNum, 0
-			s.Phase, s.Waiting, s.lastProposalBy = PhaseDecisionReview, owner, from
-		case "question_classified":
-			reserved(owner)
-			s.classSeq = seqNum
-			s.acceptors = map[string]bool{}
-			for _, p := range participants {
-				s.acceptors[p] = true
+			if name == "proposal_revised" {
+				phaseErr(PhaseRevising)
+				ownerOnly("proposal revision")
+			} else {
+				phaseErr(PhaseRevising, PhaseDecisionReview)
+				ownerOnly("decision proposal")
 			}
-			s.Waiting = sortedKeys(s.acceptors)
+			if seqIsInt {
+				s.inputSeq = seqInt
+			}
+			s.classSeq = 0
+			s.Phase, s.Waiting = PhaseDecisionReview, ownerList()
+		case "question_classified":
+			phaseErr(PhaseDecisionReview)
+			ownerOnly("question classification")
+			if seqIsInt {
+				s.classSeq = seqInt
+			}
+			acceptors = map[string]bool{}
+			for _, p := range participants {
+				acceptors[p] = true
+			}
+			s.Waiting = waitList(acceptors)
+			if !t.faults[FaultOutOfPhaseKeepsPhase] {
+				s.Phase = PhaseDecisionReview
+			}
 		case "decision_accepted":
+			phaseErr(PhaseDecisionReview)
 			if s.inputSeq != 0 && s.classSeq <= s.inputSeq && !t.faults[FaultAcceptUnclassified] {
 				fail("decision_accepted requires question_classified after the latest proposal or decision")
 			}
-			reserved(sortedKeys(s.acceptors))
+			expect(sortedKeys(acceptors), "decision acceptance")
 			if !t.faults[FaultSkipReadinessGate] {
-				if rd.Blocking {
-					fail("blocking readiness items must be cleared before decision_accepted")
-				}
-				if rd.Unresolved {
-					fail("unresolved readiness questions must be classified before decision_accepted")
-				}
-				if rd.MissingReason {
-					fail("deferred_nonblocking readiness items require a reason before decision_accepted")
+				for _, msg := range rd.DecisionErrors() {
+					fail("%s", msg)
 				}
 			}
-			delete(s.acceptors, from)
-			s.accepted[from] = true
-			if len(s.acceptors) > 0 {
-				s.Waiting = sortedKeys(s.acceptors)
+			if a, ok := actor.(string); ok {
+				delete(acceptors, a)
+			}
+			if len(acceptors) > 0 {
+				s.Waiting = waitList(acceptors)
+				if !t.faults[FaultOutOfPhaseKeepsPhase] {
+					s.Phase = PhaseDecisionReview
+				}
 			} else {
-				s.Phase, s.Waiting = PhaseReadinessCheck, owner
+				s.Phase, s.Waiting = PhaseReadinessCheck, ownerList()
 			}
 		case "readiness_passed":
-			reserved(owner)
+			phaseErr(PhaseReadinessCheck)
+			if schema == SchemaV2 && !s.primaryFrozen && !t.faults[FaultReadinessWithoutFreeze] {
+				fail("readiness_passed requires primary deliverable_frozen")
+			}
+			ownerOnly("readiness pass")
 			s.readinessPassed = true
-			s.Phase, s.Waiting = PhaseReadinessCheck, owner
+			s.Phase, s.Waiting = PhaseReadinessCheck, ownerList()
 		case "completed":
-			if s.Phase == PhaseReadinessCheck && !s.readinessPassed && !t.faults[FaultCompleteWithoutReadiness] {
+			if (s.Phase != PhaseReadinessCheck || !s.readinessPassed) && !t.faults[FaultCompleteWithoutReadiness] {
 				fail("completed requires a prior readiness_passed event")
 			}
-			reserved(owner)
-			if e.Str("doc") != "conclusion.md" && !t.faults[FaultCompleteAnyDoc] {
+			if e.Fields["doc"] != "conclusion.md" && !t.faults[FaultCompleteAnyDoc] {
 				fail("completed must reference conclusion.md")
 			}
+			ownerOnly("completion")
 			s.Phase, s.Waiting = PhaseCompleted, []string{}
 		}
 	}

@@ -110,8 +110,8 @@ func (t *Tools) Wait(ctx context.Context, folder string, req WaitRequest, stdout
 	}
 }
 
-// turn looks once: is it the participant's turn, why (or what it waits
-// for), and a signature of what was seen.
+// turn looks once, as upstream's is_ready does: is it the participant's
+// turn, why (or what it waits for), and a signature of what was seen.
 func (t *Tools) turn(folder, participant string) (bool, string, string, error) {
 	proto, err := ReadProtocol(folder)
 	if err != nil {
@@ -120,14 +120,24 @@ func (t *Tools) turn(folder, participant string) (bool, string, string, error) {
 	if !slices.Contains(proto.Participants(), participant) {
 		return false, "", "", refuse("participant %s is not listed in protocol.json", PyRepr(participant))
 	}
-	events, _, err := ReadEvents(folder)
-	if err != nil && !os.IsNotExist(err) {
+	read, err := ReadEvents(folder, t.Compat)
+	if err != nil {
 		return false, "", "", err
 	}
-	phase := PyStr(proto["currentPhase"])
-	waiting := proto.Waiting()
+	if read.Missing {
+		return false, "", "", refuse("missing events.jsonl")
+	}
+	if msgs := t.readProblems(read); len(msgs) > 0 {
+		return false, "", "", refuse("%s", strings.Join(msgs, "; "))
+	}
+	events := read.Events
+	phase := proto["currentPhase"]
+	var waiting []string
+	if _, isList := proto["waitingFor"].([]any); isList {
+		waiting = proto.Waiting()
+	}
 	if phase == PhaseCompleted || phase == PhaseBlocked {
-		return true, "phase is " + phase, "", nil
+		return true, "phase is " + PyStr(phase), "", nil
 	}
 	if slices.Contains(waiting, participant) || t.faults[FaultWaitIgnoresTurn] {
 		return true, participant + " is listed in waitingFor", "", nil
@@ -136,15 +146,15 @@ func (t *Tools) turn(folder, participant string) (bool, string, string, error) {
 	if len(waiting) > 0 {
 		list = strings.Join(waiting, ", ")
 	}
-	last := "0"
+	why := "waiting for " + list
 	if len(events) > 0 {
-		last = events[len(events)-1].SeqLabel()
+		why += " after seq " + events[len(events)-1].SeqLabel()
 	}
-	sig := fmt.Sprintf("%s|%s|%d", list, last, len(events))
+	sig := fmt.Sprintf("%s|%d", why, len(events))
 	for _, name := range []string{"protocol.json", "events.jsonl"} {
 		if st, err := os.Stat(filepath.Join(folder, name)); err == nil {
 			sig += "|" + st.ModTime().String()
 		}
 	}
-	return false, "waiting for " + list + " after seq " + last, sig, nil
+	return false, why, sig, nil
 }

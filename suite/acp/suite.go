@@ -24,17 +24,30 @@ var Suite = runner.Suite{
 
 // Profiles of the ACP catalogue: the tools and the validator as upstream
 // behaves; strict, sifu's stricter reading of the quirks; compat, the
-// upstream verdicts on the quirks reproduced on request.
-var Profiles = []string{"tools", "validator", "strict", "compat"}
+// upstream verdicts on the quirks reproduced on request; v1 and v2, the
+// schemas (a check speaks one of them, a target claims those it speaks).
+var Profiles = []string{"tools", "validator", "strict", "compat", "v1", "v2"}
+
+// Schemas are the ACP schemas: a check of one applies only to targets that
+// speak it.
+var Schemas = []string{"v1", "v2"}
+
+// SchemaOf is the schema a check speaks: v2 when tagged v2, else v1.
+func SchemaOf(c engine.Check) string {
+	if slices.Contains(c.Tags, "v2") {
+		return "v2"
+	}
+	return "v1"
+}
 
 // Controls every ACP target offers: the folder is on the local disk, so the
 // executor edits documents itself.
 var Controls = []string{"fixture", "write"}
 
-// Uses names the profiles a check's calls need: the validator for validate
-// calls, compat for calls that ask for the upstream verdicts.
+// Uses names the profiles a check's calls need: its schema, the validator
+// for validate calls, compat for calls that ask for the upstream verdicts.
 func Uses(c engine.Check) []string {
-	used := map[string]bool{}
+	used := map[string]bool{SchemaOf(c): true}
 	var walk func([]engine.Step)
 	walk = func(ss []engine.Step) {
 		for _, s := range ss {

@@ -8,6 +8,7 @@ package acp
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -51,6 +52,9 @@ type Call struct {
 	Now time.Time
 	// Compat asks for the upstream verdicts on every quirk.
 	Compat bool
+	// Schema is the schema the check speaks ("v2"), when it says so; a
+	// target that speaks one schema only may ignore it.
+	Schema string
 }
 
 // InitRequest is one init call.
@@ -60,6 +64,14 @@ type InitRequest struct {
 	Objective    string
 	Completion   []string
 	Resume       bool
+
+	// Schema v2: the primary deliverable and where deliverables live.
+	PrimaryType      string
+	PrimaryFile      string
+	PrimaryChecks    []string
+	DeliverablesMode string
+	DeliverablesDir  string
+	RepoRoot         string
 }
 
 // AppendRequest is one append call.
@@ -70,6 +82,8 @@ type AppendRequest struct {
 	Summary     string
 	Doc         string
 	ReplyTo     *int
+	Role        string // v2 deliverable events
+	SHA256      string // v2 deliverable_frozen
 }
 
 // NextRequest is one next-action call.
@@ -140,7 +154,7 @@ func (e *Executor) tick(simultaneous bool) time.Time {
 // document (the write and fixture controls).
 func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
 	p := step.Params
-	call := Call{Folder: e.folder, Now: e.tick(p["simultaneous"] == true), Compat: p["compat"] == true}
+	call := Call{Folder: e.folder, Now: e.tick(p["simultaneous"] == true), Compat: p["compat"] == true, Schema: str(p["schema"])}
 	switch step.Op {
 	case engine.OpControl:
 		return e.control(step)
@@ -154,9 +168,15 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 	switch step.Name {
 	case "init":
 		ans, err = e.target.Init(ctx, InitRequest{Call: call, Participants: strs(p["participants"]),
-			Objective: str(p["objective"]), Completion: strs(p["completion"]), Resume: p["resume"] == true})
+			Objective: str(p["objective"]), Completion: strs(p["completion"]), Resume: p["resume"] == true,
+			PrimaryType: str(p["primary_type"]), PrimaryFile: str(p["primary_file"]), PrimaryChecks: strs(p["primary_checks"]),
+			DeliverablesMode: str(p["deliverables_mode"]), DeliverablesDir: str(p["deliverables_dir"]), RepoRoot: str(p["repo_root"])})
 	case "append":
-		req := AppendRequest{Call: call, Participant: str(p["participant"]), Event: str(p["event"]), Summary: str(p["summary"]), Doc: str(p["doc"])}
+		req := AppendRequest{Call: call, Participant: str(p["participant"]), Event: str(p["event"]), Summary: str(p["summary"]), Doc: str(p["doc"]),
+			Role: str(p["role"]), SHA256: str(p["sha256"])}
+		if file, ok := strings.CutPrefix(req.SHA256, "$sha256:"); ok {
+			req.SHA256 = e.fileHash(file)
+		}
 		if req.Summary == "" {
 			req.Summary = str(p["participant"]) + " " + strings.ReplaceAll(req.Event, "_", " ")
 		}
@@ -235,7 +255,11 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 			}
 		}
 	}
+	r["files"] = e.files()
 	if raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json")); err == nil {
+		if tool == "init" {
+			r["protocol_text"] = string(raw) // the layout, as init writes it
+		}
 		var proto map[string]any
 		if json.Unmarshal(raw, &proto) == nil {
 			r["phase"], r["owner"], r["waitingFor"] = proto["currentPhase"], proto["proposalOwner"], proto["waitingFor"]
@@ -263,6 +287,31 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 		r["event_lines"] = splitLines(string(raw))
 	}
 	return r
+}
+
+// fileHash is the SHA-256 of a file of the folder as it is now ("" when
+// there is none), for a freeze that records the deliverable's hash.
+func (e *Executor) fileHash(name string) string {
+	raw, err := os.ReadFile(filepath.Join(e.folder, filepath.FromSlash(name)))
+	if err != nil {
+		return ""
+	}
+	sum := sha256.Sum256(raw)
+	return hex.EncodeToString(sum[:])
+}
+
+// files lists the folder's files by their paths inside it, sorted.
+func (e *Executor) files() []string {
+	out := []string{}
+	_ = filepath.WalkDir(e.folder, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			rel, _ := filepath.Rel(e.folder, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
 }
 
 // digest fingerprints every file of the folder.
@@ -295,8 +344,8 @@ func (e *Executor) control(step engine.Step) (engine.Outcome, error) {
 		if name == "" || strings.Contains(name, "..") || filepath.IsAbs(name) {
 			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("write needs a file name inside the folder, not %q", name)}
 		}
-		path := filepath.Join(e.folder, name)
-		if err := os.MkdirAll(e.folder, 0o755); err != nil {
+		path := filepath.Join(e.folder, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
 		}
 		var err error
@@ -304,11 +353,11 @@ func (e *Executor) control(step engine.Step) (engine.Outcome, error) {
 		case p["remove"] == true:
 			err = os.Remove(path)
 		case p["replace"] != nil:
-			err = os.WriteFile(path, []byte(str(p["replace"])), 0o644)
+			err = os.WriteFile(path, e.content(p["replace"]), 0o644)
 		default:
 			var f *os.File
 			if f, err = os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644); err == nil {
-				_, err = f.WriteString(str(p["append"]))
+				_, err = f.Write(e.content(p["append"]))
 				err = errors.Join(err, f.Close())
 			}
 		}
@@ -324,7 +373,11 @@ func (e *Executor) control(step engine.Step) (engine.Outcome, error) {
 			return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
 		}
 		for _, name := range slices.Sorted(maps.Keys(files)) {
-			if err := os.WriteFile(filepath.Join(e.folder, name), []byte(str(files[name])), 0o644); err != nil {
+			path := filepath.Join(e.folder, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
+			}
+			if err := os.WriteFile(path, e.content(files[name]), 0o644); err != nil {
 				return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
 			}
 		}
@@ -332,6 +385,48 @@ func (e *Executor) control(step engine.Step) (engine.Outcome, error) {
 		return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the acp suite has no control %q", step.Name)}
 	}
 	return engine.Outcome{OK: true, Result: map[string]any{"written": true}}, nil
+}
+
+// content is the bytes a write or fixture puts in a file: the text, with
+// the folder's completion gates for {{gates:checked}} and {{gates:open}},
+// or the bytes of {"base64": …}.
+func (e *Executor) content(v any) []byte {
+	if m, ok := v.(map[string]any); ok {
+		raw, _ := base64.StdEncoding.DecodeString(str(m["base64"]))
+		return raw
+	}
+	s := str(v)
+	if strings.Contains(s, "{{gates:") {
+		var checked, open strings.Builder
+		for _, g := range e.gates() {
+			checked.WriteString("- [x] " + g + "\n")
+			open.WriteString("- [ ] " + g + "\n")
+		}
+		s = strings.NewReplacer("{{gates:checked}}", checked.String(), "{{gates:open}}", open.String()).Replace(s)
+	}
+	return []byte(s)
+}
+
+// gates are the completion gates' texts in the folder's protocol.json.
+func (e *Executor) gates() []string {
+	raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json"))
+	if err != nil {
+		return nil
+	}
+	var proto struct {
+		Gates []any `json:"completionGates"`
+	}
+	_ = json.Unmarshal(raw, &proto)
+	var out []string
+	for _, g := range proto.Gates {
+		switch x := g.(type) {
+		case string:
+			out = append(out, x)
+		case map[string]any:
+			out = append(out, str(x["text"]))
+		}
+	}
+	return out
 }
 
 func str(v any) string {

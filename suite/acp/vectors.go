@@ -2,12 +2,14 @@ package acp
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/engine"
@@ -23,6 +25,7 @@ const FixturesDir = "fixtures"
 
 type vectorFile struct {
 	Suite       string       `json:"suite"`
+	Schema      string       `json:"schema"`
 	Description string       `json:"description"`
 	Cases       []vectorCase `json:"cases"`
 }
@@ -41,10 +44,16 @@ type vectorCase struct {
 
 type call struct {
 	Init *struct {
-		Participants []string `json:"participants"`
-		Objective    *string  `json:"objective"`
-		Completion   []string `json:"completion"`
-		Resume       bool     `json:"resume"`
+		Participants     []string `json:"participants"`
+		Objective        *string  `json:"objective"`
+		Completion       []string `json:"completion"`
+		Resume           bool     `json:"resume"`
+		PrimaryType      *string  `json:"primary_type"`
+		PrimaryFile      string   `json:"primary_file"`
+		PrimaryChecks    []string `json:"primary_checks"`
+		DeliverablesMode string   `json:"deliverables_mode"`
+		DeliverablesDir  string   `json:"deliverables_dir"`
+		RepoRoot         string   `json:"repo_root"`
 	} `json:"init"`
 	Append *struct {
 		From    string `json:"from"`
@@ -52,6 +61,8 @@ type call struct {
 		ReplyTo int    `json:"reply_to"`
 		Doc     string `json:"doc"`
 		Summary string `json:"summary"`
+		Role    string `json:"role"`
+		SHA256  string `json:"sha256"`
 	} `json:"append"`
 	Next string `json:"next"`
 	Wait *struct {
@@ -93,6 +104,10 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 		}
 		seen[vc.ID] = true
 		c := engine.Check{ID: "acp/" + stem + "/" + vc.ID, Kind: "vector", Title: vc.Title, Source: ptr, Rules: vc.Rules, Tags: vc.Tags}
+		v2 := vf.Schema == steps.V2
+		if v2 && !slices.Contains(c.Tags, steps.V2) {
+			c.Tags = append(slices.Clone(c.Tags), steps.V2)
+		}
 		if vc.Fixture != "" {
 			files, err := readFixture(fsys, path.Join(path.Dir(file), FixturesDir, vc.Fixture))
 			if err != nil {
@@ -105,19 +120,29 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 			if start == "" {
 				start = "drafting"
 			}
-			pre, err := steps.Preset(start, vc.Participants, nil)
+			preset := steps.Preset
+			if v2 {
+				preset = steps.PresetV2
+			}
+			pre, err := preset(start, vc.Participants, nil)
 			if err != nil {
 				return nil, fmt.Errorf("%s/start: %v", ptr, err)
 			}
 			for _, s := range pre {
 				s.Source = ptr + "/start"
+				if v2 {
+					s = steps.WithSchema(s, steps.V2)
+				}
 				c.Steps = append(c.Steps, s)
 			}
 		}
 		for j, cl := range vc.Calls {
-			s, err := compileCall(cl, fmt.Sprintf("%s/calls/%d", ptr, j))
+			s, err := compileCall(cl, fmt.Sprintf("%s/calls/%d", ptr, j), v2)
 			if err != nil {
 				return nil, err
+			}
+			if v2 {
+				s = steps.WithSchema(s, steps.V2)
 			}
 			c.Steps = append(c.Steps, s)
 		}
@@ -133,27 +158,38 @@ func isFixture(file string) bool {
 	return strings.Contains("/"+file, "/"+FixturesDir+"/")
 }
 
-// readFixture reads every file of a fixture folder, by name.
+// readFixture reads every file of a fixture folder, by its path inside the
+// folder ("deliverables/design-spec.md"). Content that is not UTF-8 is
+// carried as {"base64": …}, so it survives the step model's JSON.
 func readFixture(fsys fs.FS, dir string) (map[string]any, error) {
-	entries, err := fs.ReadDir(fsys, dir)
-	if err != nil {
+	if _, err := fs.ReadDir(fsys, dir); err != nil {
 		return nil, err
 	}
 	files := map[string]any{}
-	for _, e := range entries {
-		if e.IsDir() {
-			continue
+	err := fs.WalkDir(fsys, dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
 		}
-		raw, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		raw, err := fs.ReadFile(fsys, p)
 		if err != nil {
-			return nil, err
+			return err
 		}
-		files[e.Name()] = string(raw)
-	}
-	return files, nil
+		files[strings.TrimPrefix(p, dir+"/")] = FileContent(raw)
+		return nil
+	})
+	return files, err
 }
 
-func compileCall(cl call, source string) (engine.Step, error) {
+// FileContent is a file's content as a step parameter: the text, or
+// {"base64": …} when it is not UTF-8.
+func FileContent(raw []byte) any {
+	if utf8.Valid(raw) {
+		return string(raw)
+	}
+	return map[string]any{"base64": base64.StdEncoding.EncodeToString(raw)}
+}
+
+func compileCall(cl call, source string, v2 bool) (engine.Step, error) {
 	var s engine.Step
 	switch {
 	case cl.Init != nil:
@@ -168,10 +204,32 @@ func compileCall(cl call, source string) (engine.Step, error) {
 			objective = *cl.Init.Objective
 		}
 		s = steps.Init(participants, objective, gates, cl.Init.Resume)
+		ptype := ""
+		if v2 {
+			ptype = steps.DefaultPrimaryType
+		}
+		if cl.Init.PrimaryType != nil {
+			ptype = *cl.Init.PrimaryType
+		}
+		for k, v := range map[string]string{"primary_type": ptype, "primary_file": cl.Init.PrimaryFile,
+			"deliverables_mode": cl.Init.DeliverablesMode, "deliverables_dir": cl.Init.DeliverablesDir, "repo_root": cl.Init.RepoRoot} {
+			if v != "" {
+				s.Params[k] = v
+			}
+		}
+		if cl.Init.PrimaryChecks != nil {
+			s.Params["primary_checks"] = anyList(cl.Init.PrimaryChecks)
+		}
 	case cl.Append != nil:
 		s = steps.Append(cl.Append.From, cl.Append.Event, cl.Append.ReplyTo, cl.Append.Doc)
 		if cl.Append.Summary != "" {
 			s.Params["summary"] = cl.Append.Summary
+		}
+		if cl.Append.Role != "" {
+			s.Params["role"] = cl.Append.Role
+		}
+		if cl.Append.SHA256 != "" {
+			s.Params["sha256"] = cl.Append.SHA256
 		}
 	case cl.Next != "":
 		s = steps.Next(cl.Next)
@@ -185,7 +243,7 @@ func compileCall(cl call, source string) (engine.Step, error) {
 	case len(cl.Parallel) > 0:
 		s = engine.Step{Op: engine.OpParallel}
 		for k, sub := range cl.Parallel {
-			ss, err := compileCall(sub, fmt.Sprintf("%s/parallel/%d", source, k))
+			ss, err := compileCall(sub, fmt.Sprintf("%s/parallel/%d", source, k), v2)
 			if err != nil {
 				return s, err
 			}
@@ -234,6 +292,14 @@ func compileExpect(m map[string]any) (*engine.Expect, error) {
 		}
 	}
 	return e, nil
+}
+
+func anyList(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }
 
 func sortedKeys(m map[string]any) []string {

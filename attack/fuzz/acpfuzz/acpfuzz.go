@@ -128,10 +128,41 @@ func masked(v any) any {
 	return v
 }
 
+// progError is the program name argparse puts before a usage error.
+var progError = regexp.MustCompile(`(?m)^[^\n:]+: error: `)
+
+// ScrubUsage removes what is not protocol from a tool's output: the usage
+// text a command-line parser prints (its first line starts "usage:", the
+// lines after it are indented) and the program name before "error:", so
+// sifu acp and a script with another name compare by their messages.
+func ScrubUsage(s string) string {
+	var out []string
+	inUsage := false
+	for _, line := range strings.SplitAfter(s, "\n") {
+		switch {
+		case strings.HasPrefix(line, "usage:"):
+			inUsage = true
+			continue
+		case inUsage && (strings.HasPrefix(line, " ") || strings.HasPrefix(line, "\t")):
+			continue
+		}
+		inUsage = false
+		out = append(out, line)
+	}
+	return progError.ReplaceAllString(strings.Join(out, ""), "error: ")
+}
+
 // Compare says how the target's answer differs from the oracle's, or "".
 func Compare(o, t engine.Outcome) string {
 	ro, _ := engine.Normalize(o.Result).(map[string]any)
 	rt, _ := engine.Normalize(t.Result).(map[string]any)
+	for _, r := range []map[string]any{ro, rt} {
+		for _, k := range []string{"stdout", "stderr"} {
+			if s, ok := r[k].(string); ok {
+				r[k] = ScrubUsage(s)
+			}
+		}
+	}
 	for _, k := range Compared {
 		vo, okO := ro[k]
 		vt, okT := rt[k]

@@ -77,3 +77,20 @@ func TestPlantedFaultsAreFoundAndTheirFindingsReplay(t *testing.T) {
 		})
 	}
 }
+
+func TestUsageTextIsNotCompared(t *testing.T) {
+	upstream := "usage: append_event.py [-h] --folder FOLDER --participant PARTICIPANT\n                       --event {blocked,completed}\nappend_event.py: error: argument --event: invalid choice: 'x'\n"
+	sifu := "usage: sifu acp append --folder F --participant P --event E --summary S\nsifu acp append: error: argument --event: invalid choice: 'x'\n"
+	if a, b := acpfuzz.ScrubUsage(upstream), acpfuzz.ScrubUsage(sifu); a != b || a != "error: argument --event: invalid choice: 'x'\n" {
+		t.Fatalf("scrubbed:\n%q\n%q", a, b)
+	}
+	o := engine.Outcome{Result: map[string]any{"exit": 2, "stderr": upstream}}
+	g := engine.Outcome{Result: map[string]any{"exit": 2, "stderr": sifu}}
+	if d := acpfuzz.Compare(o, g); d != "" {
+		t.Fatalf("the usage text made a divergence: %s", d)
+	}
+	g.Result = map[string]any{"exit": 2, "stderr": "usage: x\nx: error: another message\n"}
+	if d := acpfuzz.Compare(o, g); d == "" {
+		t.Fatal("a different message after the usage text must still diverge")
+	}
+}
