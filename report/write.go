@@ -65,7 +65,15 @@ type Summary struct {
 // and, under dir/data, one script per check transcript. plans gives the
 // harness's plan of each suite.
 func Make(ctx context.Context, dir string, paths []string, suites Suites) (Summary, error) {
-	runs, skipped, err := Load(ctx, paths, suites)
+	// The site's own directory may be among the inputs (sifu report --out
+	// conformance/report conformance/*): it holds no run, and is passed over.
+	var inputs []string
+	for _, p := range paths {
+		if !sameDir(p, dir) {
+			inputs = append(inputs, p)
+		}
+	}
+	runs, skipped, err := Load(ctx, inputs, suites)
 	if err != nil {
 		return Summary{Skipped: skipped}, err
 	}
@@ -127,4 +135,10 @@ func write(dir string, s *site, files []dataFile) error {
 		}
 	}
 	return nil
+}
+
+func sameDir(a, b string) bool {
+	x, err1 := filepath.Abs(a)
+	y, err2 := filepath.Abs(b)
+	return err1 == nil && err2 == nil && x == y
 }

@@ -1,10 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
@@ -105,5 +107,49 @@ func TestCommittedPeerStatementsVerify(t *testing.T) {
 	}
 	if found == 0 {
 		t.Fatal("no peer statement found under conformance/peers")
+	}
+}
+
+// TestCommittedReportIsCurrent: conformance/report is the report of the
+// committed statements, references' and peers', as sifu report writes it
+// now. Regenerate it with:
+//
+//	go run ./cmd/sifu report --out conformance/report conformance/*
+func TestCommittedReportIsCurrent(t *testing.T) {
+	t.Chdir(filepath.Join("..", ".."))
+	root := "conformance"
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for _, e := range entries {
+		args = append(args, filepath.Join(root, e.Name()))
+	}
+	out := t.TempDir()
+	if code := run(append([]string{"report", "--out", out}, args...)); code != exitOK {
+		t.Fatalf("sifu report: exit %d", code)
+	}
+	committed := filepath.Join(root, "report")
+	regenerate := "regenerate with: go run ./cmd/sifu report --out conformance/report conformance/*"
+	var want, got []string
+	for dir, list := range map[string]*[]string{committed: &want, out: &got} {
+		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() {
+				rel, _ := filepath.Rel(dir, p)
+				*list = append(*list, rel)
+			}
+			return nil
+		})
+	}
+	if !slices.Equal(want, got) {
+		t.Fatalf("conformance/report holds %d files, the report now %d; %s", len(want), len(got), regenerate)
+	}
+	for _, rel := range got {
+		a, _ := os.ReadFile(filepath.Join(committed, rel))
+		b, _ := os.ReadFile(filepath.Join(out, rel))
+		if !bytes.Equal(a, b) {
+			t.Fatalf("conformance/report/%s is stale; %s", rel, regenerate)
+		}
 	}
 }
