@@ -76,3 +76,9 @@ func init() {
 		FaultDefaultIgnored, FaultEngagementLeak,
 	)
 }
+
+// FaultRejectedCreateRecords is planted for the Task listing: a task.create
+// refused for its judge or audience still records the Task.
+const FaultRejectedCreateRecords Fault = "rejected-create-records"
+
+func init() { Faults = append(Faults, FaultRejectedCreateRecords) }

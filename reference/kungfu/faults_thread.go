@@ -43,3 +43,11 @@ const (
 func init() {
 	Faults = append(Faults, FaultTaskRefGrantsAccess, FaultTaskRefCreatesObligation, FaultConversionExists)
 }
+
+// Faults planted for entry references that name a thread (§6.3, §6.5, §9).
+const (
+	FaultCrossThreadReply Fault = "cross-thread-reply" // reply_to may name an entry of another thread the poster is in
+	FaultCrossThreadEntry Fault = "cross-thread-entry" // handle, retract, entry and expand follow a reference into another thread
+)
+
+func init() { Faults = append(Faults, FaultCrossThreadReply, FaultCrossThreadEntry) }

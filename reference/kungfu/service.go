@@ -314,7 +314,7 @@ func (s *Service) Act(req Request) Response {
 			hook(s, req, rej)
 		}
 	}
-	if rej != nil && len(facts) > 0 && s.faults[FaultPartialEffect] {
+	if rej != nil && len(facts) > 0 && (s.faults[FaultPartialEffect] || s.faults[FaultRejectedCreateRecords]) {
 		_ = s.commit(nil, facts...)
 	}
 	if rej != nil {

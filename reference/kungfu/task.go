@@ -161,6 +161,7 @@ func (e *taskEngagement) open() bool { return e.state == engConfirmed || e.state
 type taskState struct {
 	tasks    map[string]*task
 	order    []string
+	authored map[string][]string // Task ids by author, in creation order
 	engs     map[string]*taskEngagement
 	engOrder []string
 	// open indexes the engagements not yet terminal, compacted as they end,
@@ -179,6 +180,7 @@ var taskActions = map[string]handler{
 
 var taskViews = map[string]view{
 	"task":        (*Service).readTask,
+	"tasks":       (*Service).listTasks,
 	"engagement":  (*Service).readEngagement,
 	"engagements": (*Service).listEngagements,
 	"adoptions":   (*Service).listAdoptions,
@@ -457,15 +459,25 @@ func (s *Service) createTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
+	id := fmt.Sprintf("task-%d", s.seq+1+int64(len(converted)))
+	// leaves is what the planted rejected-create-records fault records when
+	// the checks below refuse the request: the Task as if they had passed.
+	leaves := func(rej *Rejection) ([]Fact, map[string]any, *Rejection) {
+		if !s.faults[FaultRejectedCreateRecords] {
+			return nil, nil, rej
+		}
+		return append(converted, Fact{Kind: FactTaskCreated, Agent: req.Agent, Object: id,
+			Data: mustJSON(taskCreatedData{Audience: "open", Judge: req.Agent, Contract: c})}), nil, rej
+	}
 	judge := req.Agent
 	if taskGiven(p, "judge") {
 		j, ok := stringParam(p, "judge")
 		a, exists := s.agents[j]
 		if !ok || !exists {
-			return nil, nil, taskInvalid("judge must be the id of an agent (§7: a designated judge is an agent)")
+			return leaves(taskInvalid("judge must be the id of an agent (§7: a designated judge is an agent)"))
 		}
 		if !a.active {
-			return nil, nil, taskInvalid("judge %q is deactivated and could never judge", j)
+			return leaves(taskInvalid("judge %q is deactivated and could never judge", j))
 		}
 		judge = j
 	}
@@ -473,35 +485,34 @@ func (s *Service) createTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	if taskGiven(p, "audience") {
 		audience, _ = p["audience"].(string)
 		if audience != "open" && audience != "restricted" {
-			return nil, nil, taskInvalid(`audience must be "open" or "restricted"`)
+			return leaves(taskInvalid(`audience must be "open" or "restricted"`))
 		}
 	}
 	var named []string
 	switch {
 	case audience == "open" && taskGiven(p, "named"):
-		return nil, nil, taskInvalid(`named applies only to a restricted audience; an open Task is offered to every agent`)
+		return leaves(taskInvalid(`named applies only to a restricted audience; an open Task is offered to every agent`))
 	case audience == "restricted":
 		list, ok := p["named"].([]any)
 		if !ok || len(list) < 1 || len(list) > taskMaxNamed {
-			return nil, nil, taskInvalid("a restricted Task names 1 to %d agents in named", taskMaxNamed)
+			return leaves(taskInvalid("a restricted Task names 1 to %d agents in named", taskMaxNamed))
 		}
 		seen := map[string]bool{}
 		for _, el := range list {
 			id, _ := el.(string)
 			if _, exists := s.agents[id]; !exists {
-				return nil, nil, taskInvalid("named must list agent ids; %q is not an agent", id)
+				return leaves(taskInvalid("named must list agent ids; %q is not an agent", id))
 			}
 			if id == req.Agent {
-				return nil, nil, taskInvalid("the author cannot name itself: an author never takes its own Task")
+				return leaves(taskInvalid("the author cannot name itself: an author never takes its own Task"))
 			}
 			if seen[id] {
-				return nil, nil, taskInvalid("named lists %q twice", id)
+				return leaves(taskInvalid("named lists %q twice", id))
 			}
 			seen[id] = true
 			named = append(named, id)
 		}
 	}
-	id := fmt.Sprintf("task-%d", s.seq+1+int64(len(converted)))
 	facts := append(converted, Fact{Kind: FactTaskCreated, Agent: req.Agent, Object: id,
 		Data: mustJSON(taskCreatedData{Audience: audience, Named: named, Judge: judge, Contract: c})})
 	receipt := map[string]any{"task": id, "author": req.Agent, "version": 1, "audience": audience, "judge": judge}
@@ -820,6 +831,10 @@ func (s *Service) applyTask(f Fact) error {
 		ts.tasks[f.Object] = &task{id: f.Object, author: f.Agent, audience: d.Audience, named: d.Named, judge: d.Judge,
 			versions: []taskContract{d.Contract}, versionAt: []time.Time{f.At}, createdAt: f.At}
 		ts.order = append(ts.order, f.Object)
+		if ts.authored == nil {
+			ts.authored = map[string][]string{}
+		}
+		ts.authored[f.Agent] = append(ts.authored[f.Agent], f.Object)
 		return nil
 	case FactTaskRevised:
 		var d taskRevisedData
@@ -1194,4 +1209,30 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 		}
 	}
 	return Response{Result: map[string]any{"task": t.id, "items": pg.items, "next_cursor": pg.next}}
+}
+
+// listTasks lists the Tasks the caller authored, oldest first, a bounded
+// page at a time (§8): whatever its audience, and whoever judges it. Nobody
+// else's Task appears, so the listing shows an author what it offered and
+// that a refused task.create left nothing behind (L2), and discloses
+// nothing of other Tasks (§9, §12).
+func (s *Service) listTasks(agentID string, params map[string]any) Response {
+	if rej := taskOnlyParams(params, "limit", "cursor"); rej != nil {
+		return Response{Rejection: rej}
+	}
+	limit, start, rej := pageParams(params)
+	if rej != nil {
+		return Response{Rejection: rej}
+	}
+	pg := newOffsetPager(limit, start)
+	for _, id := range s.tasks.authored[agentID] {
+		t := s.tasks.tasks[id]
+		if !pg.offer(func() any {
+			return map[string]any{"task": t.id, "title": t.versions[t.current()-1].Title, "audience": t.audience,
+				"judge": t.judge, "version": t.current(), "created_at": taskStamp(t.createdAt)}
+		}) {
+			break
+		}
+	}
+	return Response{Result: map[string]any{"items": pg.items, "next_cursor": pg.next}}
 }

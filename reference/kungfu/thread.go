@@ -91,6 +91,7 @@ type entry struct {
 	author    string
 	pin       pin
 	replyTo   int
+	replyIn   string // the thread of the replied-to entry when it is another; only a planted fault records one
 	ask       []string
 	hasAsk    bool
 	at        time.Time
@@ -194,6 +195,7 @@ type threadData struct {
 	Pin        *pin        `json:"pin,omitempty"`
 	Task       *taskRef    `json:"task,omitempty"`
 	ReplyTo    int         `json:"reply_to,omitempty"`
+	ReplyIn    string      `json:"reply_in,omitempty"` // written only by the planted cross-thread-reply fault
 	Ask        []string    `json:"ask,omitempty"`
 	HasAsk     bool        `json:"has_ask,omitempty"`
 	Responders []string    `json:"responders,omitempty"`
@@ -546,10 +548,15 @@ func (s *Service) post(req Request) ([]Fact, map[string]any, *Rejection) {
 		}
 		d.Task = ref
 	}
-	if r, given, err := intParam(req.Params, "reply_to"); err != nil || given && (r < 1 || r > len(t.entries)) {
-		return nil, nil, rejection(ReasonInvalidParams, "retry", "reply_to must be an entry of this thread")
-	} else if given {
-		d.ReplyTo = r
+	if raw, given := req.Params["reply_to"]; given && raw != nil {
+		e, in, rej := s.replyTarget(t, req.Agent, raw)
+		if rej != nil {
+			return nil, nil, rej
+		}
+		d.ReplyTo = e.seq
+		if in != t {
+			d.ReplyIn = in.id
+		}
 	}
 	if raw, ok := req.Params["ask"]; ok && raw != nil {
 		ask, rej := s.askList(t, req.Agent, raw)
@@ -610,7 +617,7 @@ func (s *Service) responders(t *thread, author string, d threadData) []string {
 		return append([]string{}, d.Ask...)
 	}
 	if d.ReplyTo > 0 {
-		target := t.entries[d.ReplyTo-1].author
+		target := s.repliedTo(t, d).author
 		if target != author {
 			if m, ok := t.members[target]; ok && maySpeak(m.role) {
 				return []string{target}
@@ -634,12 +641,103 @@ func (s *Service) responders(t *thread, author string, d threadData) []string {
 	return nil
 }
 
-func (s *Service) threadEntry(t *thread, params map[string]any) (*entry, *Rejection) {
-	n, given, err := intParam(params, "entry")
-	if err != nil || !given || n < 1 || n > len(t.entries) {
-		return nil, rejection(ReasonInvalidParams, "retry", "entry must be an entry number of this thread")
+// An entry reference names an entry (§6.3): a whole number is an entry of
+// the thread the action or view is about; an object {thread, entry} names
+// a thread and an entry of it. Every reference must stay in the thread of
+// the action, since a reply, a handle or a retraction never crosses threads
+// (§6.3, §6.5). A reference to any other thread gets one answer, whether
+// that thread is missing, unreadable or one the caller belongs to, so the
+// answer discloses nothing (§12).
+func entryRefParts(raw any) (threadID string, n int, ok bool) {
+	switch v := raw.(type) {
+	case float64:
+		if v != float64(int(v)) {
+			return "", 0, false
+		}
+		return "", int(v), true
+	case int:
+		return "", v, true
+	case map[string]any:
+		if len(v) != 2 {
+			return "", 0, false
+		}
+		id, okID := v["thread"].(string)
+		num, given, err := intParam(v, "entry")
+		if !okID || id == "" || !given || err != nil {
+			return "", 0, false
+		}
+		return id, num, true
 	}
-	return t.entries[n-1], nil
+	return "", 0, false
+}
+
+func badEntryRef(name string) *Rejection {
+	return rejection(ReasonInvalidParams, "retry",
+		name+" must be an entry of this thread: its number, or {thread, entry} naming this thread")
+}
+
+// entryRef resolves an entry reference within thread t.
+func (s *Service) entryRef(t *thread, raw any, name string) (*entry, *Rejection) {
+	id, n, ok := entryRefParts(raw)
+	if !ok {
+		return nil, badEntryRef(name)
+	}
+	in := t
+	if id != "" && id != t.id {
+		other, exists := s.threads.byID[id]
+		if !s.faults[FaultCrossThreadEntry] || !exists {
+			return nil, badEntryRef(name)
+		}
+		in = other // planted: the named thread's entry, whoever the caller is there
+	}
+	if n < 1 || n > len(in.entries) {
+		return nil, badEntryRef(name)
+	}
+	return in.entries[n-1], nil
+}
+
+// replyTarget resolves reply_to: an entry of the thread posted to. It
+// returns the thread the entry belongs to, which only a planted fault lets
+// differ.
+func (s *Service) replyTarget(t *thread, agentID string, raw any) (*entry, *thread, *Rejection) {
+	id, n, ok := entryRefParts(raw)
+	if !ok {
+		return nil, nil, badEntryRef("reply_to")
+	}
+	in := t
+	if id != "" && id != t.id {
+		other, exists := s.threads.byID[id]
+		if !exists || !s.faults[FaultCrossThreadReply] {
+			return nil, nil, badEntryRef("reply_to")
+		}
+		if _, member := other.members[agentID]; !member {
+			return nil, nil, badEntryRef("reply_to")
+		}
+		in = other // planted: a reply to an entry of another thread the poster is in
+	}
+	if n < 1 || n > len(in.entries) {
+		return nil, nil, badEntryRef("reply_to")
+	}
+	return in.entries[n-1], in, nil
+}
+
+// repliedTo is the entry a post replies to: in its own thread, unless a
+// planted fault recorded another.
+func (s *Service) repliedTo(t *thread, d threadData) *entry {
+	if d.ReplyIn != "" {
+		if other, ok := s.threads.byID[d.ReplyIn]; ok {
+			t = other
+		}
+	}
+	return t.entries[d.ReplyTo-1]
+}
+
+func (s *Service) threadEntry(t *thread, params map[string]any) (*entry, *Rejection) {
+	raw, given := params["entry"]
+	if !given || raw == nil {
+		return nil, rejection(ReasonInvalidParams, "retry", "entry (an entry of this thread) is required")
+	}
+	return s.entryRef(t, raw, "entry")
 }
 
 // response is the agent's response to the entry, pending or ended.
@@ -761,12 +859,12 @@ func (s *Service) applyThread(f Fact) error {
 	case FactThreadClosed:
 		s.closeEffects(t)
 	case FactEntryPosted:
-		e := &entry{seq: d.Entry, author: f.Agent, pin: *d.Pin, replyTo: d.ReplyTo, ask: d.Ask, hasAsk: d.HasAsk, at: f.At, factSeq: f.Seq, task: d.Task}
+		e := &entry{seq: d.Entry, author: f.Agent, pin: *d.Pin, replyTo: d.ReplyTo, replyIn: d.ReplyIn, ask: d.Ask, hasAsk: d.HasAsk, at: f.At, factSeq: f.Seq, task: d.Task}
 		for _, r := range d.Responders {
 			e.responses = append(e.responses, &response{responder: r})
 		}
 		if d.ReplyTo > 0 && !s.faults[FaultReplyKeepsResponse] { // replying ends the replier's own pending response
-			if r := t.entries[d.ReplyTo-1].pending(f.Agent); r != nil {
+			if r := s.repliedTo(t, d).pending(f.Agent); r != nil {
 				r.ended, r.endedBy = true, "reply"
 			}
 		}

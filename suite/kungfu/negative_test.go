@@ -86,6 +86,11 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultTaskRefGrantsAccess:      {"KF-7.5-02"},
 	ref.FaultTaskRefCreatesObligation: {"KF-7.5-02", "KF-2-09"},
 	ref.FaultConversionExists:         {"KF-2-10", "KF-7.5-03", "KF-2-09"},
+
+	// Entry references that name a thread, and the author's Task listing.
+	ref.FaultCrossThreadReply:      {"KF-6.3-03", "KF-6.5-08"},
+	ref.FaultCrossThreadEntry:      {"KF-9-04", "KF-6.5-08", "KF-6.3-15"},
+	ref.FaultRejectedCreateRecords: {"KF-L2-03", "KF-7-02"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {

@@ -56,7 +56,7 @@ func profileOf(name string) string {
 		return "memory"
 	case prefix == "thread" || prefix == "assignment" || name == "threads" || name == "entry":
 		return "thread"
-	case prefix == "task" || name == "engagement" || name == "engagements" || name == "adoptions":
+	case prefix == "task" || name == "tasks" || name == "engagement" || name == "engagements" || name == "adoptions":
 		return "task"
 	case name == "opportunities":
 		return "full"
