@@ -11,6 +11,7 @@
 package httpwire
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -122,7 +123,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeRejection(w, http.StatusBadRequest, "invalid_params", "retry", "the body could not be read: "+err.Error())
 		return false
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		writeRejection(w, http.StatusBadRequest, "invalid_params", "retry", "the body is not a binding request: "+err.Error())

@@ -138,6 +138,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := target.(io.Closer); ok {
+		defer c.Close() // a stdio process shared by the checks, say
+	}
 	if err := checkFaulted(f, target); err != nil {
 		return err
 	}

@@ -92,6 +92,9 @@ type Service struct {
 	store  Store
 	limits Limits
 	faults map[Fault]bool
+	// agentSuffix ends every agent id this service makes, so that the ids
+	// of several services hosted side by side never collide.
+	agentSuffix string
 
 	seq      int64
 	agents   map[string]*agent
@@ -118,6 +121,11 @@ func WithClock(c Clock) Option { return func(s *Service) { s.clock = c } }
 
 // WithStore sets the fact store (default: in memory).
 func WithStore(st Store) Option { return func(s *Service) { s.store = st } }
+
+// WithAgentSuffix ends every agent id the service provisions with suffix
+// (for example "@scope-7"), so that services hosted side by side, each
+// with its own log, never make the same agent id.
+func WithAgentSuffix(suffix string) Option { return func(s *Service) { s.agentSuffix = suffix } }
 
 // WithLimits replaces the default limits.
 func WithLimits(l Limits) Option { return func(s *Service) { s.limits = l } }
@@ -170,9 +178,9 @@ func (s *Service) Store() Store { return s.store }
 func (s *Service) Provision(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := fmt.Sprintf("agent-%d", s.seq+1)
+	id := fmt.Sprintf("agent-%d%s", s.seq+1, s.agentSuffix)
 	if name != "" {
-		id = fmt.Sprintf("%s-%d", name, s.seq+1)
+		id = fmt.Sprintf("%s-%d%s", name, s.seq+1, s.agentSuffix)
 	}
 	err := s.commit(nil, Fact{Kind: FactAgentProvisioned, Agent: id})
 	return id, err
