@@ -51,3 +51,21 @@ const (
 )
 
 func init() { Faults = append(Faults, FaultCrossThreadReply, FaultCrossThreadEntry) }
+
+// Faults planted for the role matrices: each lets one more role through a
+// rule that names roles (§6.1, §6.2, §6.3, §6.4, §9).
+const (
+	FaultObserverGoverns         Fault = "observer-governs"           // only speakers are kept from governing; observers admit, remove, set roles and close
+	FaultFormerMemberPosts       Fault = "former-member-posts"        // a member who left may still post as a speaker
+	FaultAskAnyMember            Fault = "ask-any-member"             // ask may name an observer
+	FaultAssignAnyMember         Fault = "assign-any-member"          // an assignment may be addressed to an observer
+	FaultRoleChangeEndsResponses Fault = "role-change-ends-responses" // every role change, not only a demotion to observer, ends pending responses
+	FaultNoteVisibleToGovernors  Fault = "note-visible-to-governors"  // governors read every handle note
+	FaultGovernorOverrides       Fault = "governor-overrides"         // a governor may retract any entry and void or judge any assignment
+	FaultRemovalDemotes          Fault = "removal-demotes"            // a removed member stays on as an observer and still reads
+)
+
+func init() {
+	Faults = append(Faults, FaultObserverGoverns, FaultFormerMemberPosts, FaultAskAnyMember, FaultAssignAnyMember,
+		FaultRoleChangeEndsResponses, FaultNoteVisibleToGovernors, FaultGovernorOverrides, FaultRemovalDemotes)
+}

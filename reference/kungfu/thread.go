@@ -255,10 +255,18 @@ func (s *Service) governedThread(req Request) (*thread, *Rejection) {
 	if t.closed {
 		return nil, rejection(ReasonInvalidState, "stop", "the thread is closed; it is read-only")
 	}
-	if m.role != RoleGovernor {
+	if !s.governs(m) {
 		return nil, rejection(ReasonForbidden, "stop", "only a governor of the thread may do this")
 	}
 	return t, nil
+}
+
+// governs says whether a member holds the governor's powers (§6.2).
+func (s *Service) governs(m *membership) bool {
+	if s.faults[FaultObserverGoverns] {
+		return m.role != RoleSpeaker // planted: only speakers are kept from governing
+	}
+	return m.role == RoleGovernor
 }
 
 func (s *Service) governors(t *thread) int {
@@ -468,7 +476,7 @@ func (s *Service) closeThread(req Request) ([]Fact, map[string]any, *Rejection) 
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if m.role != RoleGovernor {
+	if !s.governs(m) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only a governor of the thread may close it")
 	}
 	if t.closed {
@@ -527,6 +535,11 @@ func (s *Service) taskRefFor(agentID string, raw any) (*taskRef, *Rejection) {
 
 func (s *Service) post(req Request) ([]Fact, map[string]any, *Rejection) {
 	t, m, rej := s.memberThread(req.Agent, req.Params)
+	if rej != nil && s.faults[FaultFormerMemberPosts] {
+		if ft, ok := s.threads.byID[fmt.Sprint(req.Params["thread"])]; ok && ft.former[req.Agent] {
+			t, m, rej = ft, &membership{agent: req.Agent, role: RoleSpeaker}, nil // planted
+		}
+	}
 	if rej != nil {
 		return nil, nil, rej
 	}
@@ -601,7 +614,7 @@ func (s *Service) askList(t *thread, author string, raw any) ([]string, *Rejecti
 		switch {
 		case id == author:
 			return nil, rejection(ReasonInvalidParams, "retry", "an entry cannot ask its own author")
-		case !ok || !maySpeak(m.role):
+		case !ok || !maySpeak(m.role) && !s.faults[FaultAskAnyMember]:
 			return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("%q is not a member who may speak", id))
 		case slices.Contains(ask, id):
 			return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("%q is asked twice", id))
@@ -788,7 +801,7 @@ func (s *Service) retract(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if e.author != req.Agent {
+	if e.author != req.Agent && !s.governorOverrides(t, req.Agent) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the entry's author may retract it")
 	}
 	ended := 0
@@ -849,12 +862,17 @@ func (s *Service) applyThread(f Fact) error {
 	case FactMemberLeft:
 		s.endMembership(t, f.Agent, "leave")
 	case FactMemberRemoved:
+		if s.faults[FaultRemovalDemotes] { // planted: a removed member stays on as an observer
+			t.members[d.Member].role = RoleObserver
+			s.endResponses(t, d.Member, "remove")
+			break
+		}
 		s.endMembership(t, d.Member, "remove")
 	case FactRoleChanged:
 		m := t.members[d.Member]
 		m.role = d.Role
-		if d.Role == RoleObserver && !s.faults[FaultDemotionKeepsResponses] { // demotion ends pending responses, not assignments
-			s.endResponses(t, d.Member, "demote")
+		if d.Role == RoleObserver && !s.faults[FaultDemotionKeepsResponses] || s.faults[FaultRoleChangeEndsResponses] {
+			s.endResponses(t, d.Member, "demote") // demotion ends pending responses, not assignments
 		}
 	case FactThreadClosed:
 		s.closeEffects(t)
@@ -1080,4 +1098,11 @@ func (s *Service) threadDeadlines(now time.Time) []Fact {
 		}
 	}
 	return out
+}
+
+// governorOverrides is the planted governor-overrides fault: a governor
+// may retract, void and judge whatever its thread holds.
+func (s *Service) governorOverrides(t *thread, agentID string) bool {
+	m, ok := t.members[agentID]
+	return s.faults[FaultGovernorOverrides] && ok && m.role == RoleGovernor
 }

@@ -47,7 +47,8 @@ func (s *Service) entryDigest(t *thread, e *entry, reader string) map[string]any
 		rv := map[string]any{"responder": r.responder, "state": "pending"}
 		if r.ended {
 			rv["state"], rv["ended_by"] = "ended", r.endedBy
-			if r.note != "" && (reader == e.author || reader == r.responder || s.faults[FaultNoteLeaks]) {
+			if r.note != "" && (reader == e.author || reader == r.responder || s.faults[FaultNoteLeaks] ||
+				s.faults[FaultNoteVisibleToGovernors] && t.members[reader] != nil && t.members[reader].role == RoleGovernor) {
 				rv["note"] = r.note
 			}
 		}
