@@ -28,7 +28,7 @@ func (s *Service) assignFrom(t *thread, creator string, raw any) (*assignData, *
 	if !ok || to == "" {
 		return nil, rejection(ReasonInvalidParams, "retry", "assign.to must name exactly one member")
 	}
-	if m, ok := t.members[to]; !ok || !maySpeak(m.role) && !s.faults[FaultAssignAnyMember] {
+	if m, ok := t.members[to]; (!ok || !maySpeak(m.role)) && !(s.faults[FaultAssignFormerMember] && !ok && t.former[to]) {
 		return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("assign.to %q is not a member who may speak", to))
 	}
 	criteria, _ := obj["criteria"].(string)

@@ -82,3 +82,13 @@ func init() {
 const FaultRejectedCreateRecords Fault = "rejected-create-records"
 
 func init() { Faults = append(Faults, FaultRejectedCreateRecords) }
+
+// FaultPeersReadEngagements is planted for the Task role matrix: every agent
+// engaged on a Task reads, and may act on, the others' engagements too.
+const FaultPeersReadEngagements Fault = "peers-read-engagements"
+
+// FaultJudgeCancels is planted for the Task role matrix: a designated judge
+// may drop (cancel) an engagement it would judge.
+const FaultJudgeCancels Fault = "judge-cancels"
+
+func init() { Faults = append(Faults, FaultPeersReadEngagements, FaultJudgeCancels) }

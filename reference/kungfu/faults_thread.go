@@ -57,8 +57,8 @@ func init() { Faults = append(Faults, FaultCrossThreadReply, FaultCrossThreadEnt
 const (
 	FaultObserverGoverns         Fault = "observer-governs"           // only speakers are kept from governing; observers admit, remove, set roles and close
 	FaultFormerMemberPosts       Fault = "former-member-posts"        // a member who left may still post as a speaker
-	FaultAskAnyMember            Fault = "ask-any-member"             // ask may name an observer
-	FaultAssignAnyMember         Fault = "assign-any-member"          // an assignment may be addressed to an observer
+	FaultAskFormerMember         Fault = "ask-former-member"          // ask may name a member who left
+	FaultAssignFormerMember      Fault = "assign-former-member"       // an assignment may be addressed to a member who left
 	FaultRoleChangeEndsResponses Fault = "role-change-ends-responses" // every role change, not only a demotion to observer, ends pending responses
 	FaultNoteVisibleToGovernors  Fault = "note-visible-to-governors"  // governors read every handle note
 	FaultGovernorOverrides       Fault = "governor-overrides"         // a governor may retract any entry and void or judge any assignment
@@ -66,6 +66,6 @@ const (
 )
 
 func init() {
-	Faults = append(Faults, FaultObserverGoverns, FaultFormerMemberPosts, FaultAskAnyMember, FaultAssignAnyMember,
+	Faults = append(Faults, FaultObserverGoverns, FaultFormerMemberPosts, FaultAskFormerMember, FaultAssignFormerMember,
 		FaultRoleChangeEndsResponses, FaultNoteVisibleToGovernors, FaultGovernorOverrides, FaultRemovalDemotes)
 }

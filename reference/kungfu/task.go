@@ -224,6 +224,9 @@ func (s *Service) taskParty(agentID string, t *task, e *taskEngagement) bool {
 	if s.faults[FaultTaskRefGrantsAccess] && s.referencedTo(agentID, t.id) {
 		return true // planted: a reference in a thread shows its members the engagements
 	}
+	if s.faults[FaultPeersReadEngagements] && s.engagedOn(agentID, t) {
+		return true // planted: every agent engaged on the Task counts as a party
+	}
 	return agentID == t.author || agentID == e.agent || agentID == t.judge
 }
 
@@ -733,7 +736,7 @@ func (s *Service) dropTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if e.agent != req.Agent && !(s.faults[FaultAuthorCancels] && t.author == req.Agent) {
+	if e.agent != req.Agent && !(s.faults[FaultAuthorCancels] && t.author == req.Agent) && !(s.faults[FaultJudgeCancels] && t.judge == req.Agent) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the engaged agent may drop an engagement; nobody can cancel it for them")
 	}
 	switch e.state {
@@ -1235,4 +1238,15 @@ func (s *Service) listTasks(agentID string, params map[string]any) Response {
 		}
 	}
 	return Response{Result: map[string]any{"items": pg.items, "next_cursor": pg.next}}
+}
+
+// engagedOn says whether the agent has an engagement on the Task. Only the
+// planted peers-read-engagements fault asks.
+func (s *Service) engagedOn(agentID string, t *task) bool {
+	for _, id := range t.engs {
+		if s.tasks.engs[id].agent == agentID {
+			return true
+		}
+	}
+	return false
 }

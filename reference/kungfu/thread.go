@@ -614,7 +614,9 @@ func (s *Service) askList(t *thread, author string, raw any) ([]string, *Rejecti
 		switch {
 		case id == author:
 			return nil, rejection(ReasonInvalidParams, "retry", "an entry cannot ask its own author")
-		case !ok || !maySpeak(m.role) && !s.faults[FaultAskAnyMember]:
+		case s.faults[FaultAskFormerMember] && !ok && t.former[id]:
+			// planted: a member who left still counts as one who may speak
+		case !ok || !maySpeak(m.role):
 			return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("%q is not a member who may speak", id))
 		case slices.Contains(ask, id):
 			return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("%q is asked twice", id))

@@ -95,12 +95,14 @@ var negativeControls = map[ref.Fault][]string{
 	// Role matrices (features/kungfu/roles_thread.feature).
 	ref.FaultObserverGoverns:         {"KF-6.1-09", "KF-6.2-03", "KF-6.5-01"},
 	ref.FaultFormerMemberPosts:       {"KF-6.3-01", "KF-9-14"},
-	ref.FaultAskAnyMember:            {"KF-6.3-04"},
-	ref.FaultAssignAnyMember:         {"KF-6.4-01"},
+	ref.FaultAskFormerMember:         {"KF-6.3-04"},
+	ref.FaultAssignFormerMember:      {"KF-6.4-01"},
 	ref.FaultRoleChangeEndsResponses: {"KF-6.2-10"},
 	ref.FaultNoteVisibleToGovernors:  {"KF-6.3-16", "KF-9-07"},
 	ref.FaultGovernorOverrides:       {"KF-6.3-17", "KF-6.4-08", "KF-6.4-11"},
 	ref.FaultRemovalDemotes:          {"KF-9-04", "KF-9-14", "KF-6.2-12"},
+	ref.FaultPeersReadEngagements:    {"KF-9-11", "KF-7-01"},
+	ref.FaultJudgeCancels:            {"KF-7.3-13"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {
