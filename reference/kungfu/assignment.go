@@ -254,11 +254,19 @@ func (s *Service) applyAssignment(f Fact, t *thread, d threadData) error {
 	switch f.Kind {
 	case FactAssignmentTaken:
 		a.state, a.takenAt, a.takeSeq = "taken", f.At, f.Seq
+		a.deliveryFrom = f.At
+		if s.faults[FaultDeliveryDueFromPost] {
+			a.deliveryFrom = a.createdAt // planted: from the post that created it
+		}
 		if r := t.entries[a.entry-1].pending(a.addressee); r != nil {
 			r.ended, r.endedBy = true, "take"
 		}
 	case FactAssignmentDelivered:
 		a.state, a.deliveredAt, a.deliverSq = "delivered", f.At, f.Seq
+		a.judgmentFrom = f.At
+		if s.faults[FaultJudgmentDueFromTake] {
+			a.judgmentFrom = a.takenAt // planted: from the take
+		}
 		a.payload, a.memories = d.Payload, d.Memories
 	case FactAssignmentJudged:
 		a.state = map[string]string{"adopt": "adopted", "reject": "rejected"}[d.Verdict]

@@ -92,3 +92,19 @@ const FaultPeersReadEngagements Fault = "peers-read-engagements"
 const FaultJudgeCancels Fault = "judge-cancels"
 
 func init() { Faults = append(Faults, FaultPeersReadEngagements, FaultJudgeCancels) }
+
+// Faults planted for the version matrix: a contract property read from the
+// Task's current contract version instead of the version an engagement is
+// bound to (§7.1: a revision binds only engagements formed after it).
+const (
+	FaultDuesFollowCurrentVersion     Fault = "dues-follow-current-version"     // deadlines follow the current version
+	FaultDefaultFollowsCurrentVersion Fault = "default-follows-current-version" // the no-judgment outcome follows the current version
+	FaultReadersFollowCurrentVersion  Fault = "readers-follow-current-version"  // who reads adoptions follows the current version
+	FaultInputsFollowCurrentVersion   Fault = "inputs-follow-current-version"   // the bound inputs follow the current version
+	FaultCapFollowsCurrentVersion     Fault = "cap-follows-current-version"     // the adoption limit follows the current version
+)
+
+func init() {
+	Faults = append(Faults, FaultDuesFollowCurrentVersion, FaultDefaultFollowsCurrentVersion,
+		FaultReadersFollowCurrentVersion, FaultInputsFollowCurrentVersion, FaultCapFollowsCurrentVersion)
+}

@@ -69,3 +69,22 @@ func init() {
 	Faults = append(Faults, FaultObserverGoverns, FaultFormerMemberPosts, FaultAskFormerMember, FaultAssignFormerMember,
 		FaultRoleChangeEndsResponses, FaultNoteVisibleToGovernors, FaultGovernorOverrides, FaultRemovalDemotes)
 }
+
+// Faults planted for the deadline matrix: a deadline that runs from the
+// wrong instant, which only shows when the clock moves between the steps
+// (§6.4, §7.1: delivery deadlines run from the take or the engagement,
+// judgment deadlines from the delivery; §6.2: a forfeited judgment ends at
+// its deadline).
+const (
+	FaultDeliveryDueFromPost           Fault = "delivery-due-from-post"            // an assignment's delivery deadline runs from its post
+	FaultJudgmentDueFromTake           Fault = "judgment-due-from-take"            // an assignment's judgment deadline runs from the take
+	FaultTaskDeliveryDueFromVersion    Fault = "task-delivery-due-from-version"    // an engagement's delivery deadline runs from its contract version
+	FaultTaskJudgmentDueFromEngagement Fault = "task-judgment-due-from-engagement" // an engagement's judgment deadline runs from the engagement
+	FaultForfeitEndsNow                Fault = "forfeit-ends-now"                  // a forfeited judgment ends undecided when the membership ends
+	FaultJudgeItemShowsDeliveryDue     Fault = "judge-item-shows-delivery-due"     // an assignment's judge duty in the turn carries its delivery deadline
+)
+
+func init() {
+	Faults = append(Faults, FaultDeliveryDueFromPost, FaultJudgmentDueFromTake, FaultTaskDeliveryDueFromVersion,
+		FaultTaskJudgmentDueFromEngagement, FaultForfeitEndsNow, FaultJudgeItemShowsDeliveryDue)
+}

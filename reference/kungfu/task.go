@@ -596,7 +596,11 @@ func (s *Service) parseDelivery(agentID string, p map[string]any) (taskDelivery,
 }
 
 func (s *Service) deliveredFact(agentID string, e *taskEngagement, c taskContract, d taskDelivery) (Fact, map[string]any) {
-	due := s.clock.Now().UTC().Add(time.Duration(c.JudgmentDue) * time.Second)
+	from := s.clock.Now().UTC()
+	if s.faults[FaultTaskJudgmentDueFromEngagement] {
+		from = e.at // planted: from the engagement, not the delivery
+	}
+	due := from.Add(time.Duration(c.JudgmentDue) * time.Second)
 	f := Fact{Kind: FactTaskDelivered, Agent: agentID, Object: e.id,
 		Data: mustJSON(taskDeliveredData{Payload: d.payload, Memories: d.memories, JudgmentDue: due})}
 	return f, map[string]any{"memories": taskPinList(d.memories), "judgment_due": taskStamp(due)}
@@ -682,9 +686,13 @@ func (s *Service) takeTask(req Request) ([]Fact, map[string]any, *Rejection) {
 		}
 	}
 	now := s.clock.Now().UTC()
+	from := now
+	if s.faults[FaultTaskDeliveryDueFromVersion] {
+		from = t.versionAt[t.current()-1] // planted: from the contract version, not the engagement
+	}
 	e := &taskEngagement{id: fmt.Sprintf("eng-%d", s.seq+1), task: t.id, agent: req.Agent, version: t.current(),
-		inputs: append([]taskPin{}, c.Inputs...), state: engConfirmed,
-		deliveryDue: now.Add(time.Duration(c.DeliveryDue) * time.Second)}
+		inputs: append([]taskPin{}, c.Inputs...), state: engConfirmed, at: now,
+		deliveryDue: from.Add(time.Duration(c.DeliveryDue) * time.Second)}
 	facts := []Fact{{Kind: FactTaskEngaged, Agent: req.Agent, Object: e.id,
 		Data: mustJSON(taskEngagedData{Task: t.id, ContractVersion: e.version, Inputs: e.inputs, DeliveryDue: e.deliveryDue})}}
 	receipt := takeReceipt(e)
@@ -794,6 +802,9 @@ func (s *Service) judgeTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	}
 	if verdict == "adopt" {
 		limit := t.versions[s.boundVersion(t, e)-1].MaxAdoptions
+		if s.faults[FaultCapFollowsCurrentVersion] {
+			limit = t.versions[t.current()-1].MaxAdoptions // planted
+		}
 		used := t.adopted
 		if s.faults[FaultCapCountsRejections] {
 			used += t.rejected
@@ -991,10 +1002,10 @@ func (s *Service) taskDeadlines(now time.Time) []Fact {
 		switch {
 		case s.faults[FaultDeactivationCancels] && e.open() && !s.agents[t.author].active:
 			facts = append(facts, Fact{Kind: FactTaskCancelled, Agent: t.author, Object: e.id})
-		case e.state == engConfirmed && now.After(e.deliveryDue) && !s.faults[FaultNoDeliveryTimeout]:
-			dues = append(dues, due{e.deliveryDue, e})
-		case e.state == engDelivered && now.After(e.judgmentDue):
-			dues = append(dues, due{e.judgmentDue, e})
+		case e.state == engConfirmed && now.After(s.deliveryDue(t, e)) && !s.faults[FaultNoDeliveryTimeout]:
+			dues = append(dues, due{s.deliveryDue(t, e), e})
+		case e.state == engDelivered && now.After(s.judgmentDue(t, e)):
+			dues = append(dues, due{s.judgmentDue(t, e), e})
 		}
 	}
 	sort.SliceStable(dues, func(i, j int) bool { return dues[i].at.Before(dues[j].at) })
@@ -1010,6 +1021,9 @@ func (s *Service) taskDeadlines(now time.Time) []Fact {
 			adopted[t.id] = t.adopted
 		}
 		c := t.versions[s.boundVersion(t, e)-1]
+		if s.faults[FaultDefaultFollowsCurrentVersion] {
+			c = t.versions[t.current()-1] // planted
+		}
 		outcome := engUndecided
 		if c.DefaultOutcome == engAdopted && (c.MaxAdoptions == 0 || adopted[t.id] < c.MaxAdoptions) && !s.faults[FaultDefaultIgnored] {
 			outcome = engAdopted
@@ -1096,6 +1110,9 @@ func (s *Service) readEngagement(agentID string, params map[string]any) Response
 		return Response{Rejection: rej}
 	}
 	inputs := e.inputs
+	if s.faults[FaultInputsFollowCurrentVersion] {
+		inputs = t.versions[t.current()-1].Inputs // planted
+	}
 	if s.faults[FaultInputDrift] {
 		inputs = nil
 		for _, in := range e.inputs {
@@ -1201,6 +1218,9 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 			continue
 		}
 		c := t.versions[s.boundVersion(t, e)-1]
+		if s.faults[FaultReadersFollowCurrentVersion] {
+			c = t.versions[t.current()-1] // planted
+		}
 		if c.AdoptedReaders != "audience" && !s.taskParty(agentID, t, e) {
 			continue
 		}
@@ -1249,4 +1269,20 @@ func (s *Service) engagedOn(agentID string, t *task) bool {
 		}
 	}
 	return false
+}
+
+// deliveryDue and judgmentDue are an engagement's deadlines, fixed when it
+// was confirmed and when it delivered, from its bound contract version.
+func (s *Service) deliveryDue(t *task, e *taskEngagement) time.Time {
+	if s.faults[FaultDuesFollowCurrentVersion] { // planted: from the current version
+		return e.at.Add(time.Duration(t.versions[t.current()-1].DeliveryDue) * time.Second)
+	}
+	return e.deliveryDue
+}
+
+func (s *Service) judgmentDue(t *task, e *taskEngagement) time.Time {
+	if s.faults[FaultDuesFollowCurrentVersion] { // planted: from the current version
+		return e.deliveredAt.Add(time.Duration(t.versions[t.current()-1].JudgmentDue) * time.Second)
+	}
+	return e.judgmentDue
 }

@@ -131,13 +131,17 @@ type assignment struct {
 	judgmentSecs       int
 	references         string
 	state              string // open, taken, delivered, adopted, rejected, undecided, dropped, timed_out, voided
+	createdAt          time.Time
 	takenAt            time.Time
 	deliveredAt        time.Time
-	takeSeq, deliverSq int64
-	payload            any
-	memories           []pin
-	verdict, reason    string
-	forfeited          bool // the creator's right to judge ended with its membership
+	// The instants the two deadlines run from: the take and the delivery
+	// (§6.4); only planted faults choose others.
+	deliveryFrom, judgmentFrom time.Time
+	takeSeq, deliverSq         int64
+	payload                    any
+	memories                   []pin
+	verdict, reason            string
+	forfeited                  bool // the creator's right to judge ended with its membership
 }
 
 func (a *assignment) terminal() bool {
@@ -895,7 +899,7 @@ func (s *Service) applyThread(f Fact) error {
 			ts.open = append(ts.open, a.ID)
 			ts.assignments[a.ID] = &assignment{id: a.ID, thread: t.id, entry: e.seq, creator: f.Agent, addressee: a.To,
 				criteria: a.Criteria, outputSchema: a.OutputSchema, deliverySecs: a.DeliverySecs, judgmentSecs: a.JudgmentSecs,
-				references: a.References, state: "open"}
+				references: a.References, state: "open", createdAt: f.At}
 		}
 	case FactResponseHandled:
 		e := t.entries[d.Entry-1]
@@ -940,6 +944,8 @@ func (s *Service) endMembership(t *thread, agentID, how string) {
 			a.state = "voided" // taken and not delivered
 		case (a.state == "open" || a.state == "taken") && a.creator == agentID:
 			a.state = "voided" // created and not yet delivered
+		case a.state == "delivered" && a.creator == agentID && s.faults[FaultForfeitEndsNow]:
+			a.forfeited, a.state = true, "undecided" // planted: ends at once, not at its deadline
 		case a.state == "delivered" && a.creator == agentID:
 			a.forfeited = true // ends undecided at its judgment deadline
 		}
@@ -1006,8 +1012,12 @@ func (s *Service) threadObligations(agentID string) []obligation {
 				out = append(out, obligation{kind: "deliver", seq: a.takeSeq, since: a.takenAt,
 					item: map[string]any{"thread": t.id, "assignment": a.id, "due": stamp(a.deliveryDue())}})
 			case a.state == "delivered" && a.creator == agentID && !a.forfeited:
+				due := a.judgmentDue()
+				if s.faults[FaultJudgeItemShowsDeliveryDue] {
+					due = a.deliveryDue() // planted: the judge duty shows the delivery deadline
+				}
 				out = append(out, obligation{kind: "judge", seq: a.deliverSq, since: a.deliveredAt,
-					item: map[string]any{"thread": t.id, "assignment": a.id, "due": stamp(a.judgmentDue())}})
+					item: map[string]any{"thread": t.id, "assignment": a.id, "due": stamp(due)}})
 			}
 		}
 	}
@@ -1077,11 +1087,11 @@ func idNum(id string) int {
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func (a *assignment) deliveryDue() time.Time {
-	return a.takenAt.Add(time.Duration(a.deliverySecs) * time.Second)
+	return a.deliveryFrom.Add(time.Duration(a.deliverySecs) * time.Second)
 }
 
 func (a *assignment) judgmentDue() time.Time {
-	return a.deliveredAt.Add(time.Duration(a.judgmentSecs) * time.Second)
+	return a.judgmentFrom.Add(time.Duration(a.judgmentSecs) * time.Second)
 }
 
 // threadDeadlines returns the deadline facts that have come due (§6.4):

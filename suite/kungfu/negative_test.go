@@ -103,6 +103,21 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultRemovalDemotes:          {"KF-9-04", "KF-9-14", "KF-6.2-12"},
 	ref.FaultPeersReadEngagements:    {"KF-9-11", "KF-7-01"},
 	ref.FaultJudgeCancels:            {"KF-7.3-13"},
+
+	// Version matrices (features/kungfu/versions_task.feature).
+	ref.FaultDuesFollowCurrentVersion:     {"KF-7.1-07", "KF-7.1-09"},
+	ref.FaultDefaultFollowsCurrentVersion: {"KF-7.1-04", "KF-7.1-07"},
+	ref.FaultReadersFollowCurrentVersion:  {"KF-9-12", "KF-7.1-07"},
+	ref.FaultInputsFollowCurrentVersion:   {"KF-7.1-02", "KF-9-10"},
+	ref.FaultCapFollowsCurrentVersion:     {"KF-7.4-01", "KF-7.1-08"},
+
+	// Deadline matrices (features/kungfu/deadlines_matrix.feature).
+	ref.FaultDeliveryDueFromPost:           {"KF-6.4-04"},
+	ref.FaultJudgmentDueFromTake:           {"KF-6.4-04"},
+	ref.FaultTaskDeliveryDueFromVersion:    {"KF-7.1-09"},
+	ref.FaultTaskJudgmentDueFromEngagement: {"KF-7.1-09"},
+	ref.FaultForfeitEndsNow:                {"KF-6.2-15"},
+	ref.FaultJudgeItemShowsDeliveryDue:     {"KF-L4-02", "KF-8-05"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {
