@@ -60,6 +60,38 @@ type Target interface {
 // on the wire, takes more than there are processors.
 type WorkersTarget interface{ Workers() int }
 
+// AxisCell is one value of one axis a catalogue rule names (Rule.Axes),
+// with the checks that evidence the rule and carry the tag "axis:value".
+type AxisCell struct {
+	Rule   string   `json:"rule"`
+	Axis   string   `json:"axis"`
+	Value  string   `json:"value"`
+	Checks []string `json:"checks"`
+}
+
+// Axes lists every cell of every rule's matrix, in catalogue order, axes
+// and values as the catalogue gives them; a cell no check covers has no
+// checks.
+func (p *Plan) Axes() []AxisCell {
+	var cells []AxisCell
+	for _, r := range p.Catalogue.Rules {
+		axes := slices.Sorted(maps.Keys(r.Axes))
+		for _, axis := range axes {
+			for _, value := range r.Axes[axis] {
+				cell := AxisCell{Rule: r.ID, Axis: axis, Value: value, Checks: []string{}}
+				tag := axis + ":" + value
+				for _, c := range p.Checks {
+					if slices.Contains(c.Rules, r.ID) && slices.Contains(c.Tags, tag) {
+						cell.Checks = append(cell.Checks, c.ID)
+					}
+				}
+				cells = append(cells, cell)
+			}
+		}
+	}
+	return cells
+}
+
 // CheckTarget is a Target that prepares an executor knowing which check it
 // is for: it may give a check that would disturb a shared implementation
 // (by restarting it) an implementation of its own. The runner prefers it.

@@ -111,7 +111,7 @@ Feature: Task and Memory rules hold for every role (§5, §7, §9)
       | role       | who | agents |
       | a stranger | sid | []     |
 
-  @KF-7-01 @KF-8-05 @KF-6.4-08 @KF-L2-03
+  @KF-7-01 @KF-8-05 @KF-L2-03 @role:judge
   Scenario Outline: Judging the delivery is refused to <role>; only the designated judge judges
     When <who> performs "task.judge" with:
       """
@@ -152,7 +152,7 @@ Feature: Task and Memory rules hold for every role (§5, §7, §9)
       | role       | who | reason    |
       | a stranger | sid | not_found |
 
-  @KF-7.3-13 @KF-7.3-06 @KF-L4-01 @KF-L2-03
+  @KF-7.3-13 @KF-7.3-06 @KF-L4-01 @KF-L2-03 @role:engaged
   Scenario Outline: Dropping cara's engagement is refused to <role>; only cara ends it
     When <who> performs "task.drop" with:
       """
@@ -254,8 +254,8 @@ Feature: Task and Memory rules hold for every role (§5, §7, §9)
       | role      | who |
       | its judge | jay |
 
-  @KF-5-04 @KF-2-02 @KF-L2-03
-  Scenario Outline: <action> of another agent's readable Memory is refused, and the Memory stays as it was
+  @KF-5-04 @KF-2-02 @KF-L2-03 @role:author
+  Scenario Outline: <action> of another agent's readable Memory by <who> is refused, and the Memory stays as it was
     When alice creates memory pub with content "public words"
     And alice publishes memory pub
     And alice creates memory priv with content "private words"

@@ -393,22 +393,22 @@ Feature: Thread rules hold for every role (§6.1–§6.4, §9)
       """
     Then it succeeds
 
-    @role:governor @role:speaker
+    @role-change:governor-to-speaker
     Examples: a governor stepping down to speaker keeps its responses
       | who  | from     | to      | duties                 | response                                          |
       | gina | governor | speaker | ["deliver", "respond"] | [{"responder": "${gina}", "state": "pending"}]     |
 
-    @role:governor @role:observer
+    @role-change:governor-to-observer
     Examples: a governor demoted to observer owes no response
       | who  | from     | to       | duties      | response                                                              |
       | gina | governor | observer | ["deliver"] | [{"responder": "${gina}", "state": "ended", "ended_by": "demote"}]     |
 
-    @role:speaker @role:governor
+    @role-change:speaker-to-governor
     Examples: a speaker promoted to governor keeps its responses
       | who | from    | to       | duties                 | response                                     |
       | sam | speaker | governor | ["deliver", "respond"] | [{"responder": "${sam}", "state": "pending"}] |
 
-    @role:speaker @role:observer
+    @role-change:speaker-to-observer
     Examples: a speaker demoted to observer owes no response
       | who | from    | to       | duties      | response                                                         |
       | sam | speaker | observer | ["deliver"] | [{"responder": "${sam}", "state": "ended", "ended_by": "demote"}] |
@@ -460,7 +460,7 @@ Feature: Thread rules hold for every role (§6.1–§6.4, §9)
       | reader      | who  | note   |
       | an observer | olga | absent |
 
-  @KF-6.3-17 @KF-6.3-18
+  @KF-6.3-17 @KF-6.3-18 @role:author
   Scenario Outline: Only the entry's author retracts: <role> is refused and every response stays owed
     When sam performs "thread.post" with:
       """

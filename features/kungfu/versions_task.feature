@@ -280,7 +280,7 @@ Feature: Every contract property binds by version, in both directions (§7.1, §
       | v1 | v2 | c1            | c2           |
       | 2  | 1  | brief, second | brief, first |
 
-  @KF-7.4-01 @KF-7.4-02 @KF-7.1-05 @KF-7.1-08
+  @KF-7.4-01 @KF-7.4-02 @KF-7.1-05 @KF-7.1-07 @KF-7.1-08
   Scenario Outline: A revision of max_adoptions from <v1> to <v2>: each adoption is held to its own version's limit
     When alice performs "task.create" with:
       """
