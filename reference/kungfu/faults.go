@@ -108,3 +108,9 @@ func init() {
 	Faults = append(Faults, FaultDuesFollowCurrentVersion, FaultDefaultFollowsCurrentVersion,
 		FaultReadersFollowCurrentVersion, FaultInputsFollowCurrentVersion, FaultCapFollowsCurrentVersion)
 }
+
+// FaultAgentsSetState is planted for §4 (account state is the
+// implementation's): an agent.deactivate action lets an agent set its own.
+const FaultAgentsSetState Fault = "agents-set-state"
+
+func init() { Faults = append(Faults, FaultAgentsSetState) }

@@ -277,6 +277,9 @@ func (s *Service) Act(req Request) Response {
 		return s.reject(ReasonUnauthenticated, "stop", "unknown agent credential")
 	}
 	h, ok := actions[req.Action]
+	if !ok && req.Action == "agent.deactivate" && s.faults[FaultAgentsSetState] {
+		h, ok = (*Service).selfDeactivate, true // planted
+	}
 	if !ok {
 		return s.reject(ReasonUnknownAction, "stop", fmt.Sprintf("there is no action %q", req.Action))
 	}
@@ -349,6 +352,12 @@ func (s *Service) Act(req Request) Response {
 		return s.reject(ReasonInvalidState, "retry", "the action could not be recorded; nothing changed: "+err.Error())
 	}
 	return Response{Result: receipt}
+}
+
+// selfDeactivate is the action only the planted agents-set-state fault
+// offers: an agent deactivates its own account.
+func (s *Service) selfDeactivate(req Request) ([]Fact, map[string]any, *Rejection) {
+	return []Fact{{Kind: FactAgentDeactivated, Agent: req.Agent}}, map[string]any{"agent": req.Agent, "state": "deactivated"}, nil
 }
 
 func (s *Service) reject(reason, next, msg string) Response {

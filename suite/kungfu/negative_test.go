@@ -118,6 +118,9 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultTaskJudgmentDueFromEngagement: {"KF-7.1-09"},
 	ref.FaultForfeitEndsNow:                {"KF-6.2-15"},
 	ref.FaultJudgeItemShowsDeliveryDue:     {"KF-L4-02", "KF-8-05"},
+
+	// Rules re-examined from the not-black-box list.
+	ref.FaultAgentsSetState: {"KF-4-03"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {
