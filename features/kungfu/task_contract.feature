@@ -191,6 +191,8 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"title": "Twice", "requirements": "r", "inputs": [{"memory": "${brief}"}, {"memory": "${brief}", "version": 1}]}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     When alice performs "task.create" with:
       """
       {"title": "Pinned old", "requirements": "r", "inputs": [{"memory": "${brief}", "version": 1}]}
@@ -633,6 +635,8 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"title": "Words", "requirements": "r", "max_adoptions": "two"}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     When alice performs "task.create" with:
       """
       {"title": "Two winners", "requirements": "r", "max_adoptions": 2}
