@@ -22,6 +22,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -42,6 +43,7 @@ type ServerOptions struct {
 type server struct {
 	target kungfu.Target
 	opts   ServerOptions
+	valid  sync.Map // credentials already verified → agent id; a credential's signature never changes
 }
 
 // NewHandler serves a target over the binding's HTTP transport.
@@ -149,11 +151,18 @@ func (s *server) credential(agent string) string {
 
 func (s *server) agent(r *http.Request) (string, bool) {
 	cred := bearer(r)
+	if agent, ok := s.valid.Load(cred); ok {
+		return agent.(string), true
+	}
 	parts := strings.Split(cred, ".")
 	if len(parts) != 3 || parts[0] != "kfa" {
 		return "", false
 	}
-	return parts[1], subtle.ConstantTimeCompare([]byte(s.credential(parts[1])), []byte(cred)) == 1
+	if subtle.ConstantTimeCompare([]byte(s.credential(parts[1])), []byte(cred)) != 1 {
+		return "", false
+	}
+	s.valid.Store(cred, parts[1])
+	return parts[1], true
 }
 
 func (s *server) hello(w http.ResponseWriter, r *http.Request) {

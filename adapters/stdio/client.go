@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/engine"
@@ -376,12 +377,17 @@ func (p *Process) Restart() error {
 	return p.spawn()
 }
 
-// Close ends the implementation: stdin is closed, then the process killed.
+// Close ends the implementation: stdin is closed, which tells it to finish,
+// and the process is killed if it has not exited within 300 ms.
 func (p *Process) Close() error {
 	r := p.current()
 	_ = r.stdin.Close()
-	r.kill()
-	<-r.done
+	select {
+	case <-r.done:
+	case <-time.After(300 * time.Millisecond):
+		r.kill()
+		<-r.done
+	}
 	return nil
 }
 

@@ -261,34 +261,40 @@ func (s *Store) committer() {
 	}
 }
 
-// commit records a batch in one transaction. Each write of a batch of
-// several sits in a savepoint of its own, so a write that fails is undone
-// alone; the transaction's commit decides for the rest.
+// commit records a batch in one transaction. A write that fails (its
+// insert is refused) undoes the transaction; it is then reported alone and
+// the rest of the batch is committed again without it, so each write is
+// recorded all or none, whatever the others' fate.
 func (s *Store) commit(batch []*write) {
-	errs := make([]error, len(batch))
-	finish := func(err error) {
-		for i, w := range batch {
-			if errs[i] == nil {
-				errs[i] = err
+	for len(batch) > 0 {
+		failed, err := s.commitAll(batch)
+		switch {
+		case err == nil:
+			for _, w := range batch {
+				w.done <- nil
 			}
-			w.done <- errs[i]
-		}
-	}
-	tx, err := s.db.Begin()
-	if err != nil {
-		finish(describe(s.path, err))
-		return
-	}
-	insert, insertScoped := tx.Stmt(s.insert), tx.Stmt(s.insertScoped)
-	alone := len(batch) == 1 // a failing write fails the transaction, which records nothing
-	for i, w := range batch {
-		if alone {
-			// no savepoint needed
-		} else if _, err := tx.Exec(`SAVEPOINT w`); err != nil {
-			tx.Rollback()
-			finish(describe(s.path, err))
+			return
+		case failed < 0: // the transaction itself failed: nothing was recorded
+			for _, w := range batch {
+				w.done <- err
+			}
 			return
 		}
+		batch[failed].done <- err
+		batch = append(batch[:failed:failed], batch[failed+1:]...)
+	}
+}
+
+// commitAll inserts every write of the batch in one transaction. It
+// returns the index of a write whose insert failed (the transaction was
+// rolled back), or -1 with the error of the transaction itself.
+func (s *Store) commitAll(batch []*write) (int, error) {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return -1, describe(s.path, err)
+	}
+	insert, insertScoped := tx.Stmt(s.insert), tx.Stmt(s.insertScoped)
+	for i, w := range batch {
 		for j, body := range w.bodies {
 			var err error
 			if w.scope == "" {
@@ -297,37 +303,15 @@ func (s *Store) commit(batch []*write) {
 				_, err = insertScoped.Exec(w.scope, w.seqs[j], body)
 			}
 			if err != nil {
-				errs[i] = describe(s.path, err)
-				break
-			}
-		}
-		if alone {
-			if errs[i] != nil {
 				tx.Rollback()
-				finish(nil)
-				return
+				return i, describe(s.path, err)
 			}
-			continue
-		}
-		if errs[i] != nil {
-			if _, err := tx.Exec(`ROLLBACK TO w`); err != nil {
-				tx.Rollback()
-				finish(describe(s.path, err))
-				return
-			}
-		}
-		if _, err := tx.Exec(`RELEASE w`); err != nil {
-			tx.Rollback()
-			finish(describe(s.path, err))
-			return
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		for i := range errs {
-			errs[i] = describe(s.path, err) // nothing of the batch was recorded
-		}
+		return -1, describe(s.path, err)
 	}
-	finish(nil)
+	return -1, nil
 }
 
 func (s *Store) read(query string, args ...any) ([]kungfu.Fact, error) {
