@@ -75,6 +75,7 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 		MaxIdleConns:        256,
 		MaxIdleConnsPerHost: 256,
 		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // answers are small JSON; no gzip negotiation on every request
 	}
 	if opts.Reset != nil {
 		transport = &resetTransport{base: transport, decide: opts.Reset}
