@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 
@@ -244,6 +245,9 @@ func (s *Store) append(scope string, facts []kungfu.Fact) error {
 func (s *Store) committer() {
 	defer close(s.stopped)
 	for w := range s.queue {
+		// Let the writers that are about to append join this commit: one
+		// yield, never a wait.
+		runtime.Gosched()
 		batch := []*write{w}
 	drain:
 		for len(batch) < maxBatch {
