@@ -70,6 +70,10 @@ type Rule struct {
 	Evidence      string   `json:"evidence"`
 	Controls      []string `json:"controls,omitempty"`
 	Reason        string   `json:"reason,omitempty"`
+	// Axes is the matrix the rule names: for each axis (role, version,
+	// deadline, ...) the values it must be checked for. A check covers a
+	// value when it evidences the rule and is tagged "axis:value".
+	Axes map[string][]string `json:"axes,omitempty"`
 }
 
 // Advisory reports whether a failing check of this rule only warns (SHOULD).

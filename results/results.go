@@ -27,6 +27,10 @@ type Target struct {
 	Spec           string   `json:"spec,omitempty"`
 	Profiles       []string `json:"profiles,omitempty"`
 	Controls       []string `json:"controls,omitempty"`
+	// Scoped lists the controls whose effect this target confines to the
+	// check that uses it, so that such a check need not run alone on an
+	// implementation every check shares.
+	Scoped []string `json:"scoped,omitempty"`
 }
 
 // Conditions records what the harness changed about the target for a

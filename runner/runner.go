@@ -56,6 +56,50 @@ type Target interface {
 	NewExecutor(ctx context.Context) (engine.Executor, func(), error)
 }
 
+// WorkersTarget is a Target that says how many checks it takes at once when
+// the run does not say: a remote implementation, whose checks mostly wait
+// on the wire, takes more than there are processors.
+type WorkersTarget interface{ Workers() int }
+
+// AxisCell is one value of one axis a catalogue rule names (Rule.Axes),
+// with the checks that evidence the rule and carry the tag "axis:value".
+type AxisCell struct {
+	Rule   string   `json:"rule"`
+	Axis   string   `json:"axis"`
+	Value  string   `json:"value"`
+	Checks []string `json:"checks"`
+}
+
+// Axes lists every cell of every rule's matrix, in catalogue order, axes
+// and values as the catalogue gives them; a cell no check covers has no
+// checks.
+func (p *Plan) Axes() []AxisCell {
+	var cells []AxisCell
+	for _, r := range p.Catalogue.Rules {
+		axes := slices.Sorted(maps.Keys(r.Axes))
+		for _, axis := range axes {
+			for _, value := range r.Axes[axis] {
+				cell := AxisCell{Rule: r.ID, Axis: axis, Value: value, Checks: []string{}}
+				tag := axis + ":" + value
+				for _, c := range p.Checks {
+					if slices.Contains(c.Rules, r.ID) && slices.Contains(c.Tags, tag) {
+						cell.Checks = append(cell.Checks, c.ID)
+					}
+				}
+				cells = append(cells, cell)
+			}
+		}
+	}
+	return cells
+}
+
+// CheckTarget is a Target that prepares an executor knowing which check it
+// is for: it may give a check that would disturb a shared implementation
+// (by restarting it) an implementation of its own. The runner prefers it.
+type CheckTarget interface {
+	NewExecutorFor(ctx context.Context, c engine.Check) (engine.Executor, func(), error)
+}
+
 // UsageError is a problem with what the user asked for or with the suite's
 // input files: the run cannot start. The CLI exits 2 on it.
 type UsageError struct{ Msg string }
@@ -206,7 +250,7 @@ type Config struct {
 	Tags        string
 	Rules       []string
 	Timeout     time.Duration // per check; zero means 30s
-	Concurrency int           // zero means GOMAXPROCS
+	Concurrency int           // zero means the target's Workers, or GOMAXPROCS
 	Progress    io.Writer     // one line per finished check; nil for silence
 	// Ended, when set, is called after each check with how many checks of
 	// the run have ended (a terminal's progress line).
@@ -458,6 +502,9 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	desc, profiles, selected, scope := chosen.Target, chosen.Profiles, chosen.Checks, chosen.Scope
 	timeout := cfg.checkTimeout()
 	workers := cfg.Concurrency
+	if wt, ok := cfg.Target.(WorkersTarget); ok && workers <= 0 {
+		workers = wt.Workers()
+	}
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
@@ -501,10 +548,11 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	}
 	// On a target shared by every check, a check that moves the clock or
 	// restarts the implementation would disturb the others: such checks run
-	// afterwards, one at a time.
+	// afterwards, one at a time, unless the target confines those controls
+	// to the check that uses them (desc.Scoped).
 	var together, alone []int
 	for i, sel := range selected {
-		if isShared(cfg.Target) && disturbs(sel.Check) {
+		if isShared(cfg.Target) && disturbs(sel.Check, desc.Scoped) {
 			alone = append(alone, i)
 		} else {
 			together = append(together, i)
@@ -583,7 +631,14 @@ func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout 
 	start := time.Now()
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	exec, release, err := target.NewExecutor(cctx)
+	var exec engine.Executor
+	var release func()
+	var err error
+	if ct, ok := target.(CheckTarget); ok {
+		exec, release, err = ct.NewExecutorFor(cctx, c)
+	} else {
+		exec, release, err = target.NewExecutor(cctx)
+	}
 	if err != nil {
 		t.Status, t.Message = engine.HarnessError, "could not prepare the target: "+err.Error()
 		return t
@@ -706,10 +761,11 @@ func isShared(t Target) bool {
 }
 
 // disturbs reports whether a check uses a control that affects every agent
-// of a shared implementation.
-func disturbs(c engine.Check) bool {
+// of a shared implementation: the clock or a restart, unless the target
+// confines it to the check (scoped).
+func disturbs(c engine.Check, scoped []string) bool {
 	for _, ctl := range c.Controls() {
-		if ctl == "clock" || ctl == "restart" {
+		if (ctl == "clock" || ctl == "restart") && !slices.Contains(scoped, ctl) {
 			return true
 		}
 	}

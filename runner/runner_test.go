@@ -1,6 +1,10 @@
 package runner
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/sifu-dev/sifu/engine"
+)
 
 func TestMatchTags(t *testing.T) {
 	tags := []string{"scenario", "replay", "KF-L3-02", "a b", "x(y)"}
@@ -62,6 +66,27 @@ func TestShards(t *testing.T) {
 	for _, id := range ids {
 		if seen[id] != 1 {
 			t.Errorf("%s is in %d shards", id, seen[id])
+		}
+	}
+}
+
+// TestDisturbs: on a shared target, a check that moves the clock or restarts
+// runs alone unless the target confines that control to the check.
+func TestDisturbs(t *testing.T) {
+	clock := engine.Check{Steps: []engine.Step{{Op: engine.OpControl, Name: "provision"}, {Op: engine.OpControl, Name: "clock"}}}
+	restart := engine.Check{Steps: []engine.Step{{Op: engine.OpParallel, Steps: []engine.Step{{Op: engine.OpControl, Name: "restart"}}}}}
+	plain := engine.Check{Steps: []engine.Step{{Op: engine.OpControl, Name: "provision"}, {Op: engine.OpAct, Name: "x"}}}
+	for _, tc := range []struct {
+		c      engine.Check
+		scoped []string
+		want   bool
+	}{
+		{clock, nil, true}, {clock, []string{"clock"}, false}, {clock, []string{"restart"}, true},
+		{restart, nil, true}, {restart, []string{"clock", "restart"}, false},
+		{plain, nil, false},
+	} {
+		if got := disturbs(tc.c, tc.scoped); got != tc.want {
+			t.Errorf("disturbs(%v, %v) = %v, want %v", tc.c.Controls(), tc.scoped, got, tc.want)
 		}
 	}
 }

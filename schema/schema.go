@@ -23,7 +23,7 @@ type Set struct {
 	fsys fs.FS
 	dir  string
 
-	mu       sync.Mutex
+	mu       sync.RWMutex
 	compiled map[string]*jsonschema.Schema
 }
 
@@ -34,6 +34,12 @@ func NewSet(fsys fs.FS, dir string) *Set {
 
 // Compile returns the compiled schema with the given file name.
 func (s *Set) Compile(name string) (*jsonschema.Schema, error) {
+	s.mu.RLock()
+	sch, ok := s.compiled[name]
+	s.mu.RUnlock()
+	if ok {
+		return sch, nil
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if sch, ok := s.compiled[name]; ok {
@@ -57,7 +63,7 @@ func (s *Set) Compile(name string) (*jsonschema.Schema, error) {
 			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
 		}
 	}
-	sch, err := c.Compile(resourceURL(name))
+	sch, err = c.Compile(resourceURL(name))
 	if err != nil {
 		return nil, fmt.Errorf("schema %s: %w", name, err)
 	}
@@ -93,6 +99,13 @@ func (s *Set) Validate(name, file string, raw []byte) error {
 	if dec.More() {
 		return &Error{File: file, Problems: []string{"extra data after the JSON document"}}
 	}
+	return s.ValidateValue(name, file, doc)
+}
+
+// ValidateValue validates a decoded JSON document (as encoding/json decodes
+// into an any) against the named schema, for a caller that decodes once and
+// uses the value too. file is used in messages.
+func (s *Set) ValidateValue(name, file string, doc any) error {
 	sch, err := s.Compile(name)
 	if err != nil {
 		return err

@@ -47,6 +47,7 @@ type Client struct {
 	token   string
 	timeout time.Duration
 	schemas *schema.Set
+	cuts    bool // a ResetFunc may cut requests: name each repeatable one
 
 	mu    sync.Mutex
 	creds map[string]string // agent id → credential; never leaves the adapter
@@ -65,27 +66,38 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 	} else if opts.Retries == 0 {
 		opts.Retries = 2
 	}
+	// One pool of connections for both clients, large enough that checks
+	// running at once reuse connections instead of opening new ones.
+	var transport http.RoundTripper = &http.Transport{
+		Proxy:               http.ProxyFromEnvironment,
+		DialContext:         (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:   true,
+		MaxIdleConns:        256,
+		MaxIdleConnsPerHost: 256,
+		IdleConnTimeout:     90 * time.Second,
+		DisableCompression:  true, // answers are small JSON; no gzip negotiation on every request
+	}
+	if opts.Reset != nil {
+		transport = &resetTransport{base: transport, decide: opts.Reset}
+	}
 	mk := func(retries int) *resty.Client {
-		c := resty.New().SetBaseURL(strings.TrimRight(baseURL, "/")).SetTimeout(opts.Timeout).
+		c := resty.New().SetTransport(transport).SetBaseURL(strings.TrimRight(baseURL, "/")).SetTimeout(opts.Timeout).
 			SetResponseBodyLimit(opts.MaxResponse).SetHeader("Content-Type", "application/json").
 			SetHeader("Accept", "application/json").SetRetryCount(retries).
 			SetRetryWaitTime(20 * time.Millisecond).SetRetryMaxWaitTime(200 * time.Millisecond)
 		c.SetLogger(quietLogger{})
-		if opts.Reset != nil {
-			c.SetTransport(&resetTransport{base: http.DefaultTransport.(*http.Transport).Clone(), decide: opts.Reset})
-		}
 		// Repeat only what never reached an answer: a transport error.
 		c.AddRetryCondition(func(r *resty.Response, err error) bool { return err != nil })
 		return c
 	}
-	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken, timeout: opts.Timeout,
+	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken, timeout: opts.Timeout, cuts: opts.Reset != nil,
 		schemas: schema.NewSet(sifu.Assets, "vectors/schema"), creds: map[string]string{}}
 }
 
 // Hello asks the server who it is.
 func (c *Client) Hello(ctx context.Context) (kungfu.Hello, error) {
 	var h kungfu.Hello
-	raw, err := c.send(ctx, c.retried, http.MethodGet, "/kungfu/v1/hello", "", nil, "hello")
+	raw, _, err := c.send(ctx, c.retried, http.MethodGet, "/kungfu/v1/hello", "", nil, "hello")
 	if err != nil {
 		return h, err
 	}
@@ -115,7 +127,9 @@ func (c *Client) Act(ctx context.Context, a kungfu.Action) (kungfu.Response, err
 	body := actBody{Action: a.Name, Key: a.Key, Params: a.Params}
 	if a.Key != "" {
 		rc = c.retried // a repeat carries the same key, so it cannot double an effect
-		ctx = repeatable(ctx, "/kungfu/v1/act", body)
+		if c.cuts {
+			ctx = repeatable(ctx, "/kungfu/v1/act", body)
+		}
 	}
 	return c.exchange(ctx, rc, "/kungfu/v1/act", cred, body)
 }
@@ -127,7 +141,10 @@ func (c *Client) Read(ctx context.Context, r kungfu.Read) (kungfu.Response, erro
 		return kungfu.Response{}, err
 	}
 	body := readBody{View: r.View, Params: r.Params}
-	return c.exchange(repeatable(ctx, "/kungfu/v1/read", body), c.retried, "/kungfu/v1/read", cred, body)
+	if c.cuts {
+		ctx = repeatable(ctx, "/kungfu/v1/read", body)
+	}
+	return c.exchange(ctx, c.retried, "/kungfu/v1/read", cred, body)
 }
 
 // Control runs a control-plane operation. A provisioned agent's credential
@@ -150,21 +167,34 @@ func (c *Client) Control(ctx context.Context, ctl kungfu.Control) (kungfu.Respon
 }
 
 func (c *Client) exchange(ctx context.Context, rc *resty.Client, path, cred string, body any) (kungfu.Response, error) {
-	raw, err := c.send(ctx, rc, http.MethodPost, path, cred, body, "response")
+	_, doc, err := c.send(ctx, rc, http.MethodPost, path, cred, body, "response")
 	if err != nil {
 		return kungfu.Response{}, err
 	}
-	var resp kungfu.Response
-	if err := json.Unmarshal(raw, &resp); err != nil {
-		return resp, &engine.AdapterError{Step: path, Err: err}
+	return responseOf(doc), nil
+}
+
+// responseOf reads a decoded answer that the binding schema accepted as a
+// response: the schema has checked every type read here.
+func responseOf(doc any) kungfu.Response {
+	m, _ := doc.(map[string]any)
+	resp := kungfu.Response{}
+	resp.OK, _ = m["ok"].(bool)
+	resp.Result, _ = m["result"].(map[string]any)
+	if r, ok := m["rejection"].(map[string]any); ok {
+		resp.Rejection = &kungfu.Rejection{}
+		resp.Rejection.Reason, _ = r["reason"].(string)
+		resp.Rejection.NextStep, _ = r["next_step"].(string)
+		resp.Rejection.Message, _ = r["message"].(string)
 	}
-	return resp, nil
+	return resp
 }
 
 // send performs one request and validates the answer against the binding
-// schema definition def. Any answer that is not a binding message is an
-// AdapterError naming what was wrong, whatever the HTTP status.
-func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred string, body any, def string) ([]byte, error) {
+// schema definition def, returning it raw and decoded. Any answer that is
+// not a binding message is an AdapterError naming what was wrong, whatever
+// the HTTP status.
+func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred string, body any, def string) ([]byte, any, error) {
 	req := rc.R().SetContext(ctx)
 	if cred != "" {
 		req.SetAuthToken(cred)
@@ -175,20 +205,31 @@ func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred 
 	res, err := req.Execute(method, path)
 	if err != nil {
 		if ctx.Err() != nil {
-			return nil, ctx.Err()
+			return nil, nil, ctx.Err()
 		}
 		if timedOut(err) {
 			// A hang is a timeout, not a broken harness: keep the deadline
 			// in the chain (the message is redacted, the cause is not).
-			return nil, fmt.Errorf("%s %s: no complete answer within the request timeout of %s: %w", method, path, c.timeout, context.DeadlineExceeded)
+			return nil, nil, fmt.Errorf("%s %s: no complete answer within the request timeout of %s: %w", method, path, c.timeout, context.DeadlineExceeded)
 		}
-		return nil, &engine.AdapterError{Step: method + " " + path, Err: redact(err, cred, c.token)}
+		return nil, nil, &engine.AdapterError{Step: method + " " + path, Err: redact(err, cred, c.token)}
 	}
 	raw := res.Body()
-	if err := c.schemas.Validate(BindingSchema+"#/$defs/"+def, fmt.Sprintf("%s %s answer (HTTP %d)", method, path, res.StatusCode()), raw); err != nil {
-		return nil, &engine.AdapterError{Step: method + " " + path, Err: err}
+	name := BindingSchema + "#/$defs/" + def
+	what := fmt.Sprintf("%s %s answer (HTTP %d)", method, path, res.StatusCode())
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		// Not JSON this client can hold: let the schema set describe it.
+		why := c.schemas.Validate(name, what, raw)
+		if why == nil {
+			why = fmt.Errorf("%s: %w", what, err)
+		}
+		return nil, nil, &engine.AdapterError{Step: method + " " + path, Err: why}
 	}
-	return raw, nil
+	if err := c.schemas.ValidateValue(name, what, doc); err != nil {
+		return nil, nil, &engine.AdapterError{Step: method + " " + path, Err: err}
+	}
+	return raw, doc, nil
 }
 
 // timedOut reports whether a request failed because its time ran out.

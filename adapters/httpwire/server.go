@@ -11,6 +11,7 @@
 package httpwire
 
 import (
+	"bytes"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -21,6 +22,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -41,6 +43,7 @@ type ServerOptions struct {
 type server struct {
 	target kungfu.Target
 	opts   ServerOptions
+	valid  sync.Map // credentials already verified → agent id; a credential's signature never changes
 }
 
 // NewHandler serves a target over the binding's HTTP transport.
@@ -122,7 +125,7 @@ func decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		writeRejection(w, http.StatusBadRequest, "invalid_params", "retry", "the body could not be read: "+err.Error())
 		return false
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		writeRejection(w, http.StatusBadRequest, "invalid_params", "retry", "the body is not a binding request: "+err.Error())
@@ -148,11 +151,18 @@ func (s *server) credential(agent string) string {
 
 func (s *server) agent(r *http.Request) (string, bool) {
 	cred := bearer(r)
+	if agent, ok := s.valid.Load(cred); ok {
+		return agent.(string), true
+	}
 	parts := strings.Split(cred, ".")
 	if len(parts) != 3 || parts[0] != "kfa" {
 		return "", false
 	}
-	return parts[1], subtle.ConstantTimeCompare([]byte(s.credential(parts[1])), []byte(cred)) == 1
+	if subtle.ConstantTimeCompare([]byte(s.credential(parts[1])), []byte(cred)) != 1 {
+		return "", false
+	}
+	s.valid.Store(cred, parts[1])
+	return parts[1], true
 }
 
 func (s *server) hello(w http.ResponseWriter, r *http.Request) {

@@ -28,8 +28,11 @@ type Kungfu struct {
 // NewKungfu starts a reference service with a virtual clock and an
 // in-memory fact store. Extra options (a durable store, planted faults)
 // override the defaults and are kept across restarts.
-func NewKungfu(opts ...ref.Option) (*Kungfu, error) {
-	clock := ref.NewManualClock(ref.Epoch)
+func NewKungfu(opts ...ref.Option) (*Kungfu, error) { return newKungfuAt(ref.Epoch, opts...) }
+
+// newKungfuAt is NewKungfu with the virtual clock starting at start.
+func newKungfuAt(start time.Time, opts ...ref.Option) (*Kungfu, error) {
+	clock := ref.NewManualClock(start)
 	all := append([]ref.Option{ref.WithClock(clock), ref.WithStore(&ref.MemoryStore{})}, opts...)
 	svc, err := ref.New(all...)
 	if err != nil {

@@ -96,7 +96,7 @@ type running struct {
 	writeMu sync.Mutex
 
 	mu      sync.Mutex
-	pending map[int64]chan Answer
+	pending map[int64]chan reply
 	dead    error // why the process stopped answering
 	done    chan struct{}
 }
@@ -125,7 +125,7 @@ func (p *Process) spawn() error {
 	if err != nil {
 		return err
 	}
-	r := &running{cmd: cmd, stdin: stdin, stderr: &tail{max: 2048}, pending: map[int64]chan Answer{}, done: make(chan struct{})}
+	r := &running{cmd: cmd, stdin: stdin, stderr: &tail{max: 2048}, pending: map[int64]chan reply{}, done: make(chan struct{})}
 	cmd.Stderr = r.stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start %q: %w", p.command, err)
@@ -146,20 +146,24 @@ func (r *running) readLoop(stdout io.Reader) {
 	var why error
 	for sc.Scan() {
 		line := sc.Bytes()
-		var a Answer
-		if err := json.Unmarshal(line, &a); err != nil {
+		var doc map[string]any
+		id, isID := float64(0), false
+		if err := json.Unmarshal(line, &doc); err == nil {
+			id, isID = doc["id"].(float64)
+		}
+		if !isID || id != float64(int64(id)) {
 			why = fmt.Errorf("the implementation wrote a line that is not a binding answer: %q", excerpt(line))
 			break
 		}
 		r.mu.Lock()
-		ch, ok := r.pending[a.ID]
-		delete(r.pending, a.ID)
+		ch, ok := r.pending[int64(id)]
+		delete(r.pending, int64(id))
 		r.mu.Unlock()
 		if !ok {
-			why = fmt.Errorf("the implementation answered id %d, which no request is waiting for", a.ID)
+			why = fmt.Errorf("the implementation answered id %d, which no request is waiting for", int64(id))
 			break
 		}
-		ch <- a
+		ch <- reply{doc}
 	}
 	if why == nil {
 		why = sc.Err()
@@ -209,7 +213,7 @@ func (p *Process) current() *running {
 
 // call sends one request and waits for its answer, the context, or the
 // process's end.
-func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
+func (p *Process) call(ctx context.Context, req Request) (reply, error) {
 	// A request that starts while the stream is being cut waits for the new
 	// process, rather than failing at once on the dead one.
 	p.cutMu.RLock()
@@ -219,11 +223,11 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 	p.nextID++
 	req.ID = p.nextID
 	p.mu.Unlock()
-	ch := make(chan Answer, 1)
+	ch := make(chan reply, 1)
 	r.mu.Lock()
 	if r.dead != nil {
 		r.mu.Unlock()
-		return Answer{}, r.failure(req, r.dead)
+		return reply{}, r.failure(req, r.dead)
 	}
 	r.pending[req.ID] = ch
 	r.mu.Unlock()
@@ -238,7 +242,7 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 		if why == nil {
 			why = fmt.Errorf("write to the implementation: %w", err)
 		}
-		return Answer{}, r.failure(req, why)
+		return reply{}, r.failure(req, why)
 	}
 	select {
 	case a, ok := <-ch:
@@ -246,7 +250,7 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 			r.mu.Lock()
 			why := r.dead
 			r.mu.Unlock()
-			return Answer{}, r.failure(req, why)
+			return reply{}, r.failure(req, why)
 		}
 		return a, nil
 	case <-ctx.Done():
@@ -254,9 +258,9 @@ func (p *Process) call(ctx context.Context, req Request) (Answer, error) {
 		delete(r.pending, req.ID)
 		r.mu.Unlock()
 		if tail := r.stderr.String(); tail != "" {
-			return Answer{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), tail)
+			return reply{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), tail)
 		}
-		return Answer{}, fmt.Errorf("no answer to %s: %w", req.Op, ctx.Err())
+		return reply{}, fmt.Errorf("no answer to %s: %w", req.Op, ctx.Err())
 	}
 }
 
@@ -273,17 +277,30 @@ func (r *running) failure(req Request, why error) error {
 	return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("%w; stderr tail: %q", why, r.stderr.String())}
 }
 
-func (p *Process) checked(a Answer, op string) (kungfu.Response, error) {
-	raw, _ := json.Marshal(a)
-	def := "response"
-	if err := p.schemas.Validate(BindingSchemaRef(def), op+" answer", raw); err != nil {
+// reply is one decoded answer line: decoded once, validated as it is.
+type reply struct{ doc map[string]any }
+
+// ok reports whether the reply says ok.
+func (a reply) ok() bool { b, _ := a.doc["ok"].(bool); return b }
+
+func (p *Process) checked(a reply, op string) (kungfu.Response, error) {
+	body := make(map[string]any, len(a.doc))
+	for k, v := range a.doc {
+		if k != "id" {
+			body[k] = v
+		}
+	}
+	if err := p.schemas.ValidateValue(BindingSchemaRef("response"), op+" answer", body); err != nil {
 		return kungfu.Response{}, &engine.AdapterError{Step: op, Err: err}
 	}
-	resp := kungfu.Response{OK: a.OK, Rejection: a.Rejection}
-	if a.OK {
-		if err := json.Unmarshal(a.Result, &resp.Result); err != nil {
-			return resp, &engine.AdapterError{Step: op, Err: fmt.Errorf("the result is not a JSON object: %v", err)}
-		}
+	resp := kungfu.Response{}
+	resp.OK, _ = body["ok"].(bool)
+	resp.Result, _ = body["result"].(map[string]any)
+	if r, ok := body["rejection"].(map[string]any); ok {
+		resp.Rejection = &kungfu.Rejection{}
+		resp.Rejection.Reason, _ = r["reason"].(string)
+		resp.Rejection.NextStep, _ = r["next_step"].(string)
+		resp.Rejection.Message, _ = r["message"].(string)
 	}
 	return resp, nil
 }
@@ -297,14 +314,15 @@ func (p *Process) Hello(ctx context.Context) (kungfu.Hello, error) {
 	if err != nil {
 		return kungfu.Hello{}, err
 	}
-	if !a.OK {
-		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: fmt.Errorf("hello was refused: %+v", a.Rejection)}
+	if !a.ok() {
+		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: fmt.Errorf("hello was refused: %v", a.doc["rejection"])}
 	}
-	if err := p.schemas.Validate(BindingSchemaRef("hello"), "hello answer", a.Result); err != nil {
+	if err := p.schemas.ValidateValue(BindingSchemaRef("hello"), "hello answer", a.doc["result"]); err != nil {
 		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: err}
 	}
 	var h kungfu.Hello
-	_ = json.Unmarshal(a.Result, &h)
+	raw, _ := json.Marshal(a.doc["result"])
+	_ = json.Unmarshal(raw, &h)
 	p.mu.Lock()
 	p.restart = h.Supports(kungfu.ControlRestart)
 	p.mu.Unlock()
@@ -339,9 +357,11 @@ func (p *Process) Read(ctx context.Context, rd kungfu.Read) (kungfu.Response, er
 	return p.checked(a, "read")
 }
 
-// Control runs a control-plane operation; restart really restarts the process.
+// Control runs a control-plane operation. A restart of the whole
+// implementation really restarts the process; a restart confined to one
+// scope (it names the scope) is the implementation's to carry out.
 func (p *Process) Control(ctx context.Context, c kungfu.Control) (kungfu.Response, error) {
-	if c.Name == kungfu.ControlRestart {
+	if _, scoped := c.Params[kungfu.ScopeParam]; c.Name == kungfu.ControlRestart && !scoped {
 		if err := p.Restart(); err != nil {
 			return kungfu.Response{}, &engine.AdapterError{Step: "restart", Err: err}
 		}
@@ -364,12 +384,17 @@ func (p *Process) Restart() error {
 	return p.spawn()
 }
 
-// Close ends the implementation: stdin is closed, then the process killed.
+// Close ends the implementation: stdin is closed, which tells it to finish,
+// and the process is killed if it has not exited within 300 ms.
 func (p *Process) Close() error {
 	r := p.current()
 	_ = r.stdin.Close()
-	r.kill()
-	<-r.done
+	select {
+	case <-r.done:
+	case <-time.After(300 * time.Millisecond):
+		r.kill()
+		<-r.done
+	}
 	return nil
 }
 

@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/sifu-dev/sifu/attack/faultproxy"
+	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -70,6 +72,30 @@ type faultedTarget struct{ runner.Target }
 func (t faultedTarget) Shared() bool {
 	s, ok := t.Target.(runner.SharedTarget)
 	return ok && s.Shared()
+}
+
+// NewExecutorFor forwards to a wrapped target that prepares per check.
+func (t faultedTarget) NewExecutorFor(ctx context.Context, c engine.Check) (engine.Executor, func(), error) {
+	if ct, ok := t.Target.(runner.CheckTarget); ok {
+		return ct.NewExecutorFor(ctx, c)
+	}
+	return t.Target.NewExecutor(ctx)
+}
+
+// Workers forwards the wrapped target's default concurrency.
+func (t faultedTarget) Workers() int {
+	if w, ok := t.Target.(runner.WorkersTarget); ok {
+		return w.Workers()
+	}
+	return 0
+}
+
+// Close forwards to a wrapped target that holds something for the run.
+func (t faultedTarget) Close() error {
+	if c, ok := t.Target.(io.Closer); ok {
+		return c.Close()
+	}
+	return nil
 }
 
 // faulted marks t when the run injects faults.

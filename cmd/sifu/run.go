@@ -142,7 +142,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		return err
 	}
 	if c, ok := target.(io.Closer); ok {
-		defer c.Close() // a long-lived process the target started
+		defer c.Close() // a long-lived process the target started (a stdio process the checks share, a planner runner)
 	}
 	if err := checkFaulted(f, target); err != nil {
 		return err

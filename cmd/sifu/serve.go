@@ -23,7 +23,7 @@ import (
 )
 
 func newServeCmd() *cobra.Command {
-	var addr, db, tokenFile, fault string
+	var addr, db, tokenFile, fault, syncMode string
 	var overStdio bool
 	cmd := &cobra.Command{
 		Use:   "serve kungfu",
@@ -31,7 +31,11 @@ func newServeCmd() *cobra.Command {
 		Long: `Serve runs the reference implementation behind the binding of
 docs/binding.md. Facts go to an embedded SQLite database (--db, default
 kungfu.db) and are on disk before a success is answered; --db :memory: keeps
-them in memory. With --control-token-file, control requests must present
+them in memory. --sync normal writes each fact to the file before the answer
+but syncs the file to the disk only at checkpoints: a killed process loses
+nothing it answered (what the restart control needs), an operating-system
+crash may lose the last facts. Checks that move the clock or restart stay
+inside their own scope: the server keeps one reference per scope. With --control-token-file, control requests must present
 that token. --fault plants one of the reference's known bugs (the names
 sifu selftest --suite kungfu lists), to see a run, a CI gate or an
 expectations file catch a real failure.`,
@@ -42,18 +46,27 @@ expectations file catch a real failure.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), cmd, addr, db, tokenFile, fault, overStdio)
+			return serve(cmd.Context(), cmd, addr, db, tokenFile, fault, syncMode, overStdio)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
 	cmd.Flags().StringVar(&db, "db", "kungfu.db", "SQLite database file, or :memory:")
 	cmd.Flags().StringVar(&tokenFile, "control-token-file", "", "file holding the token control requests must present")
 	cmd.Flags().BoolVar(&overStdio, "stdio", false, "speak the binding on standard input and output instead of HTTP")
+	cmd.Flags().StringVar(&syncMode, "sync", "full", "full: every fact is synced to the disk before the answer; normal: written to the file before the answer, synced at checkpoints")
 	cmd.Flags().StringVar(&fault, "fault", "", "plant this known bug in the reference (a name sifu selftest --suite kungfu lists)")
 	return cmd
 }
 
-func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault string, overStdio bool) error {
+func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, syncMode string, overStdio bool) error {
+	var storeOpts []sqlitestore.Option
+	switch syncMode {
+	case "full":
+	case "normal":
+		storeOpts = append(storeOpts, sqlitestore.SyncNormal())
+	default:
+		return &runner.UsageError{Msg: fmt.Sprintf("--sync %q: use full or normal", syncMode)}
+	}
 	opts := httpwire.ServerOptions{}
 	var refOpts []ref.Option
 	if fault != "" {
@@ -69,11 +82,12 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault s
 		}
 		opts.ControlToken = strings.TrimSpace(string(raw))
 	}
+	var logs inproc.Logs = &inproc.MemoryLogs{}
 	if db == ":memory:" {
 		opts.CredentialKey = make([]byte, 32)
 		_, _ = rand.Read(opts.CredentialKey)
 	} else {
-		st, err := sqlitestore.Open(db)
+		st, err := sqlitestore.Open(db, storeOpts...)
 		if err != nil {
 			return &runner.UsageError{Msg: err.Error()}
 		}
@@ -83,9 +97,11 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault s
 			return &runner.UsageError{Msg: err.Error()}
 		}
 		opts.CredentialKey = key
-		refOpts = append(refOpts, ref.WithStore(st))
+		logs = st
 	}
-	target, err := inproc.NewKungfu(refOpts...)
+	// One reference per scope (docs/binding.md): checks that move their
+	// clock or restart touch only their own, however many share the server.
+	target, err := inproc.NewKungfuScopes(logs, refOpts...)
 	if err != nil {
 		return fmt.Errorf("start the reference: %w", err)
 	}

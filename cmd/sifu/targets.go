@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/adapters/stdio"
@@ -46,14 +48,27 @@ func httpTarget(f runFlags) (runner.Target, error) {
 	client := httpwire.NewClient(f.url, opts)
 	target := withFaults(f, client)
 	// One client serves every check: each check provisions its own agents.
-	return faulted(f, kungfu.RunTarget{IsShared: true, New: func(context.Context) (kungfu.Target, func(), error) {
+	return faulted(f, kungfu.RunTarget{IsShared: true, Concurrency: wireWorkers(), Memo: &kungfu.HelloMemo{}, New: func(context.Context) (kungfu.Target, func(), error) {
 		return target, func() {}, nil
 	}}), nil
 }
 
-// stdioTarget starts the --cmd implementation once per check, each in a
-// fresh temporary directory (so a relative --db of the implementation is
-// private to the check and survives the restart control).
+// wireWorkers is how many checks a wire target takes at once by default:
+// each check mostly waits for answers, so more run than there are
+// processors (--concurrency overrides it).
+func wireWorkers() int {
+	return 4 * runtime.GOMAXPROCS(0)
+}
+
+// stdioTarget starts the --cmd implementation, each process in a fresh
+// temporary directory (so a relative --db of the implementation is private
+// to it and survives the restart control). One process serves the checks:
+// each provisions its own agents, and a check that moves the clock or
+// restarts is confined to its own scope when the implementation offers
+// scopes (hello "scoped"). Otherwise a check that moves the clock runs
+// alone, and one that restarts gets a process of its own, which sifu kills
+// and starts again. Under --faults, every check gets its own process,
+// since a cut stream restarts the process it cuts.
 func stdioTarget(f runFlags) (runner.Target, error) {
 	if strings.TrimSpace(f.command) == "" {
 		return nil, &runner.UsageError{Msg: `--target stdio needs --cmd, e.g. --cmd "sifu serve kungfu --stdio --db kungfu.db"`}
@@ -64,7 +79,7 @@ func stdioTarget(f runFlags) (runner.Target, error) {
 		c.AdapterResets = true
 		f.faultCfg = &c
 	}
-	return faulted(f, kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+	start := func() (*stdio.Process, func(), error) {
 		dir, err := os.MkdirTemp("", "sifu-stdio-")
 		if err != nil {
 			return nil, nil, err
@@ -77,6 +92,34 @@ func stdioTarget(f runFlags) (runner.Target, error) {
 		if cfg := f.faultCfg; cfg != nil && cfg.AdapterResets {
 			p.SetCut(cfg.Decider().StreamCut)
 		}
-		return withFaults(f, p), func() { p.Close(); os.RemoveAll(dir) }, nil
-	}}), nil
+		return p, func() { p.Close(); os.RemoveAll(dir) }, nil
+	}
+	own := func(context.Context) (kungfu.Target, func(), error) {
+		p, stop, err := start()
+		if err != nil {
+			return nil, nil, err
+		}
+		return withFaults(f, p), stop, nil
+	}
+	if f.faultCfg != nil {
+		return faulted(f, kungfu.RunTarget{New: own}), nil
+	}
+	var (
+		once   sync.Once
+		shared kungfu.Target
+		stop   = func() {}
+		err    error
+	)
+	return kungfu.RunTarget{IsShared: true, Own: own, Concurrency: wireWorkers(), Memo: &kungfu.HelloMemo{},
+		New: func(context.Context) (kungfu.Target, func(), error) {
+			once.Do(func() {
+				var p *stdio.Process
+				if p, stop, err = start(); err == nil {
+					shared = p
+				}
+			})
+			return shared, func() {}, err
+		},
+		Done: func() { once.Do(func() {}); stop() },
+	}, nil
 }

@@ -86,3 +86,34 @@ Feature: Agents and account state (§4)
       | pointer            | value     |
       | /result/state      | "valid"   |
       | /result/visibility | "private" |
+
+  @KF-4-03 @KF-1-04
+  Scenario: No agent sets an account state: no action changes it, only the implementation does
+    When alice reads "agent"
+    Then /result/state is "active"
+    When alice performs "agent.deactivate"
+    Then it is rejected with reason "unknown_action" and next step "stop"
+    When bob performs "agent.deactivate" with:
+      """
+      {"agent": "${alice}"}
+      """
+    Then it is rejected with reason "unknown_action" and next step "stop"
+    When alice performs "agent.set_state" with:
+      """
+      {"state": "deactivated"}
+      """
+    Then it is rejected with reason "unknown_action" and next step "stop"
+    When alice reads "agent"
+    Then /result/state is "active"
+    When alice is deactivated
+    And alice performs "agent.activate"
+    Then it is rejected with reason "unknown_action" and next step "stop"
+    When alice performs "agent.reactivate"
+    Then it is rejected with reason "unknown_action" and next step "stop"
+    When bob performs "agent.activate" with:
+      """
+      {"agent": "${alice}"}
+      """
+    Then it is rejected with reason "unknown_action" and next step "stop"
+    When alice reads "agent"
+    Then /result/state is "deactivated"

@@ -85,7 +85,7 @@ Feature: Memory lifecycle (§5)
       | /result/version | 2                             |
       | /result/content | "correction: the sky is blue" |
 
-  @KF-5-08
+  @KF-5-08 @visibility:public @visibility:private
   Scenario: Updating a Memory does not change its visibility
     When alice creates memory shared with content "shared v1"
     And alice publishes memory shared

@@ -79,7 +79,7 @@ Feature: Pinned Memory versions in threads (§5, §9)
       """
     Then /result/pinned/content is "own v1"
 
-  @KF-5-15 @KF-9-05 @KF-5-12
+  @KF-5-15 @KF-9-05 @KF-5-12 @visibility:public @visibility:private @visibility:public-again @visibility:withdrawn
   Scenario: A pin of another agent's Memory is readable only while that Memory is valid and public, and leaks nothing otherwise
     When alice creates memory m with content "alice's public v1"
     And alice publishes memory m

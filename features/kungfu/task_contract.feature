@@ -98,6 +98,8 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"title": "Bad default", "requirements": "r", "default_outcome": "dropped"}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     # None of the refused requests was recorded under the key: a valid one now
     # runs as a first request instead of conflicting with an earlier one.
     When alice performs "task.create" with key "c1" with:
@@ -120,7 +122,7 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       | /result/contract/inputs          | []         |
       | /result/current_version          | 1          |
 
-  @KF-7-02 @KF-7.1-01
+  @KF-7-02 @KF-7.1-01 @KF-L2-03
   Scenario: A designated judge must be an agent
     When alice performs "task.create" with key "j1" with:
       """
@@ -137,6 +139,8 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"title": "Numeric judge", "requirements": "r", "judge": 7}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     When alice performs "task.create" with key "j1" with:
       """
       {"title": "Carol judges", "requirements": "r", "judge": "${carol}"}
@@ -187,6 +191,8 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"title": "Twice", "requirements": "r", "inputs": [{"memory": "${brief}"}, {"memory": "${brief}", "version": 1}]}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     When alice performs "task.create" with:
       """
       {"title": "Pinned old", "requirements": "r", "inputs": [{"memory": "${brief}", "version": 1}]}
@@ -497,7 +503,7 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       | /result/named           | ["${bob}"]   |
       | /result/current_version | 1            |
 
-  @KF-7.2-01
+  @KF-7.2-01 @KF-L2-03
   Scenario: A restricted audience names 1 to 50 existing agents other than the author
     When alice performs "task.create" with:
       """
@@ -529,6 +535,8 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"title": "Other audience", "requirements": "r", "audience": "friends"}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     When alice performs "task.create" with:
       """
       {"title": "Bob and carol", "requirements": "r", "audience": "restricted", "named": ["${bob}", "${carol}"]}
@@ -627,6 +635,8 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"title": "Words", "requirements": "r", "max_adoptions": "two"}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     When alice performs "task.create" with:
       """
       {"title": "Two winners", "requirements": "r", "max_adoptions": 2}
@@ -638,3 +648,68 @@ Feature: Task contracts, revisions and audience (§7, §7.1, §7.2, §9)
       {"task": "${t}"}
       """
     Then /result/contract/max_adoptions is 2
+
+  @KF-8-13 @KF-8-17 @KF-9-09 @KF-12-07 @KF-7.2-01
+  Scenario: An author lists the Tasks it offered, a bounded page at a time, and sees nobody else's
+    When alice performs "task.create" with:
+      """
+      {"title": "First", "requirements": "r"}
+      """
+    Then remember /result/task as first
+    When alice performs "task.create" with:
+      """
+      {"title": "Second", "requirements": "r", "audience": "restricted", "named": ["${bob}"], "judge": "${carol}"}
+      """
+    Then remember /result/task as second
+    When bob performs "task.create" with:
+      """
+      {"title": "Bob's own", "requirements": "r", "audience": "restricted", "named": ["${alice}"]}
+      """
+    Then remember /result/task as bobs
+    When alice performs "task.create" with:
+      """
+      {"title": "Third", "requirements": "r"}
+      """
+    Then remember /result/task as third
+    When alice performs "task.revise" with:
+      """
+      {"task": "${first}", "title": "First, revised"}
+      """
+    Then it succeeds
+    When alice reads "tasks" with:
+      """
+      {"limit": 2}
+      """
+    Then the answer matches:
+      | pointer                  | value                      |
+      | /result/items/*/task     | ["${first}", "${second}"]  |
+      | /result/items/0/title    | "First, revised"           |
+      | /result/items/0/version  | 2                          |
+      | /result/items/0/audience | "open"                     |
+      | /result/items/0/judge    | "${alice}"                 |
+      | /result/items/1/audience | "restricted"               |
+      | /result/items/1/judge    | "${carol}"                 |
+      | /result/next_cursor      | {"$ne": ""}                |
+    And remember /result/next_cursor as page2
+    When alice reads "tasks" with:
+      """
+      {"limit": 2, "cursor": "${page2}"}
+      """
+    Then the answer matches:
+      | pointer              | value        |
+      | /result/items/*/task | ["${third}"] |
+      | /result/next_cursor  | ""           |
+    When bob reads "tasks"
+    Then /result/items/*/task is ["${bobs}"]
+    When carol reads "tasks"
+    Then /result/items is []
+    When alice reads "tasks" with:
+      """
+      {"limit": 1000}
+      """
+    Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks" with:
+      """
+      {"author": "${bob}"}
+      """
+    Then it is rejected with reason "invalid_params" and next step "retry"

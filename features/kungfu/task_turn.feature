@@ -376,12 +376,22 @@ Feature: Task obligations in the turn, working sets and recovery (§8, §7.6)
       {"engagement": "${eb}"}
       """
     Then remember the answer as bob_view
+    When alice reads "tasks"
+    Then remember the answer as alice_tasks
     When the implementation restarts
     And bob reads "engagement" with:
       """
       {"engagement": "${eb}"}
       """
     Then the answer is indistinguishable from bob_view
+    # Alice, the author, finds the Task she offered from her listing alone.
+    When alice reads "tasks"
+    Then the answer is indistinguishable from alice_tasks
+    And the answer matches:
+      | pointer                  | value                  |
+      | /result/items/*/task     | ["${t}"]               |
+      | /result/items/0/title    | "Recoverable, revised" |
+      | /result/items/0/version  | 2                      |
     # Bob starts from his turn alone and acts only on the references it returns.
     When bob reads "turn"
     Then the answer matches:

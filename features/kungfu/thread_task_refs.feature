@@ -371,6 +371,8 @@ Feature: References between threads and Tasks (§2, §7.5)
       {"title": "Summarise the findings", "requirements": "Summarise the findings in 200 words", "from_assignment": "${a}"}
       """
     Then it is rejected with reason "invalid_params" and next step "retry"
+    When alice reads "tasks"
+    Then /result/items is []
     When bob reads "assignment" with:
       """
       {"assignment": "${a}"}

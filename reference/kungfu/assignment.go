@@ -28,7 +28,7 @@ func (s *Service) assignFrom(t *thread, creator string, raw any) (*assignData, *
 	if !ok || to == "" {
 		return nil, rejection(ReasonInvalidParams, "retry", "assign.to must name exactly one member")
 	}
-	if m, ok := t.members[to]; !ok || !maySpeak(m.role) {
+	if m, ok := t.members[to]; (!ok || !maySpeak(m.role)) && !(s.faults[FaultAssignFormerMember] && !ok && t.former[to]) {
 		return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("assign.to %q is not a member who may speak", to))
 	}
 	criteria, _ := obj["criteria"].(string)
@@ -188,7 +188,7 @@ func (s *Service) judgeAssignment(req Request) ([]Fact, map[string]any, *Rejecti
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if a.creator != req.Agent || a.forfeited && !s.faults[FaultJudgeAfterForfeit] {
+	if (a.creator != req.Agent || a.forfeited && !s.faults[FaultJudgeAfterForfeit]) && !s.governorOverrides(t, req.Agent) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the assignment's creator, while its right to judge stands, may judge it")
 	}
 	judgedAgain := s.faults[FaultDoubleVerdict] && (a.state == "adopted" || a.state == "rejected")
@@ -236,7 +236,7 @@ func (s *Service) voidAssignment(req Request) ([]Fact, map[string]any, *Rejectio
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if a.creator != req.Agent {
+	if a.creator != req.Agent && !s.governorOverrides(t, req.Agent) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the assignment's creator may void it")
 	}
 	if a.state != "open" && a.state != "taken" {
@@ -254,11 +254,19 @@ func (s *Service) applyAssignment(f Fact, t *thread, d threadData) error {
 	switch f.Kind {
 	case FactAssignmentTaken:
 		a.state, a.takenAt, a.takeSeq = "taken", f.At, f.Seq
+		a.deliveryFrom = f.At
+		if s.faults[FaultDeliveryDueFromPost] {
+			a.deliveryFrom = a.createdAt // planted: from the post that created it
+		}
 		if r := t.entries[a.entry-1].pending(a.addressee); r != nil {
 			r.ended, r.endedBy = true, "take"
 		}
 	case FactAssignmentDelivered:
 		a.state, a.deliveredAt, a.deliverSq = "delivered", f.At, f.Seq
+		a.judgmentFrom = f.At
+		if s.faults[FaultJudgmentDueFromTake] {
+			a.judgmentFrom = a.takenAt // planted: from the take
+		}
 		a.payload, a.memories = d.Payload, d.Memories
 	case FactAssignmentJudged:
 		a.state = map[string]string{"adopt": "adopted", "reject": "rejected"}[d.Verdict]

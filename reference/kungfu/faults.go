@@ -76,3 +76,41 @@ func init() {
 		FaultDefaultIgnored, FaultEngagementLeak,
 	)
 }
+
+// FaultRejectedCreateRecords is planted for the Task listing: a task.create
+// refused for its judge or audience still records the Task.
+const FaultRejectedCreateRecords Fault = "rejected-create-records"
+
+func init() { Faults = append(Faults, FaultRejectedCreateRecords) }
+
+// FaultPeersReadEngagements is planted for the Task role matrix: every agent
+// engaged on a Task reads, and may act on, the others' engagements too.
+const FaultPeersReadEngagements Fault = "peers-read-engagements"
+
+// FaultJudgeCancels is planted for the Task role matrix: a designated judge
+// may drop (cancel) an engagement it would judge.
+const FaultJudgeCancels Fault = "judge-cancels"
+
+func init() { Faults = append(Faults, FaultPeersReadEngagements, FaultJudgeCancels) }
+
+// Faults planted for the version matrix: a contract property read from the
+// Task's current contract version instead of the version an engagement is
+// bound to (§7.1: a revision binds only engagements formed after it).
+const (
+	FaultDuesFollowCurrentVersion     Fault = "dues-follow-current-version"     // deadlines follow the current version
+	FaultDefaultFollowsCurrentVersion Fault = "default-follows-current-version" // the no-judgment outcome follows the current version
+	FaultReadersFollowCurrentVersion  Fault = "readers-follow-current-version"  // who reads adoptions follows the current version
+	FaultInputsFollowCurrentVersion   Fault = "inputs-follow-current-version"   // the bound inputs follow the current version
+	FaultCapFollowsCurrentVersion     Fault = "cap-follows-current-version"     // the adoption limit follows the current version
+)
+
+func init() {
+	Faults = append(Faults, FaultDuesFollowCurrentVersion, FaultDefaultFollowsCurrentVersion,
+		FaultReadersFollowCurrentVersion, FaultInputsFollowCurrentVersion, FaultCapFollowsCurrentVersion)
+}
+
+// FaultAgentsSetState is planted for §4 (account state is the
+// implementation's): an agent.deactivate action lets an agent set its own.
+const FaultAgentsSetState Fault = "agents-set-state"
+
+func init() { Faults = append(Faults, FaultAgentsSetState) }

@@ -92,6 +92,9 @@ type Service struct {
 	store  Store
 	limits Limits
 	faults map[Fault]bool
+	// agentSuffix ends every agent id this service makes, so that the ids
+	// of several services hosted side by side never collide.
+	agentSuffix string
 
 	seq      int64
 	agents   map[string]*agent
@@ -118,6 +121,11 @@ func WithClock(c Clock) Option { return func(s *Service) { s.clock = c } }
 
 // WithStore sets the fact store (default: in memory).
 func WithStore(st Store) Option { return func(s *Service) { s.store = st } }
+
+// WithAgentSuffix ends every agent id the service provisions with suffix
+// (for example "@scope-7"), so that services hosted side by side, each
+// with its own log, never make the same agent id.
+func WithAgentSuffix(suffix string) Option { return func(s *Service) { s.agentSuffix = suffix } }
 
 // WithLimits replaces the default limits.
 func WithLimits(l Limits) Option { return func(s *Service) { s.limits = l } }
@@ -170,9 +178,9 @@ func (s *Service) Store() Store { return s.store }
 func (s *Service) Provision(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	id := fmt.Sprintf("agent-%d", s.seq+1)
+	id := fmt.Sprintf("agent-%d%s", s.seq+1, s.agentSuffix)
 	if name != "" {
-		id = fmt.Sprintf("%s-%d", name, s.seq+1)
+		id = fmt.Sprintf("%s-%d%s", name, s.seq+1, s.agentSuffix)
 	}
 	err := s.commit(nil, Fact{Kind: FactAgentProvisioned, Agent: id})
 	return id, err
@@ -269,6 +277,9 @@ func (s *Service) Act(req Request) Response {
 		return s.reject(ReasonUnauthenticated, "stop", "unknown agent credential")
 	}
 	h, ok := actions[req.Action]
+	if !ok && req.Action == "agent.deactivate" && s.faults[FaultAgentsSetState] {
+		h, ok = (*Service).selfDeactivate, true // planted
+	}
 	if !ok {
 		return s.reject(ReasonUnknownAction, "stop", fmt.Sprintf("there is no action %q", req.Action))
 	}
@@ -314,7 +325,7 @@ func (s *Service) Act(req Request) Response {
 			hook(s, req, rej)
 		}
 	}
-	if rej != nil && len(facts) > 0 && s.faults[FaultPartialEffect] {
+	if rej != nil && len(facts) > 0 && (s.faults[FaultPartialEffect] || s.faults[FaultRejectedCreateRecords]) {
 		_ = s.commit(nil, facts...)
 	}
 	if rej != nil {
@@ -341,6 +352,12 @@ func (s *Service) Act(req Request) Response {
 		return s.reject(ReasonInvalidState, "retry", "the action could not be recorded; nothing changed: "+err.Error())
 	}
 	return Response{Result: receipt}
+}
+
+// selfDeactivate is the action only the planted agents-set-state fault
+// offers: an agent deactivates its own account.
+func (s *Service) selfDeactivate(req Request) ([]Fact, map[string]any, *Rejection) {
+	return []Fact{{Kind: FactAgentDeactivated, Agent: req.Agent}}, map[string]any{"agent": req.Agent, "state": "deactivated"}, nil
 }
 
 func (s *Service) reject(reason, next, msg string) Response {

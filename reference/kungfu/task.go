@@ -161,6 +161,7 @@ func (e *taskEngagement) open() bool { return e.state == engConfirmed || e.state
 type taskState struct {
 	tasks    map[string]*task
 	order    []string
+	authored map[string][]string // Task ids by author, in creation order
 	engs     map[string]*taskEngagement
 	engOrder []string
 	// open indexes the engagements not yet terminal, compacted as they end,
@@ -179,6 +180,7 @@ var taskActions = map[string]handler{
 
 var taskViews = map[string]view{
 	"task":        (*Service).readTask,
+	"tasks":       (*Service).listTasks,
 	"engagement":  (*Service).readEngagement,
 	"engagements": (*Service).listEngagements,
 	"adoptions":   (*Service).listAdoptions,
@@ -221,6 +223,9 @@ func (s *Service) taskParty(agentID string, t *task, e *taskEngagement) bool {
 	}
 	if s.faults[FaultTaskRefGrantsAccess] && s.referencedTo(agentID, t.id) {
 		return true // planted: a reference in a thread shows its members the engagements
+	}
+	if s.faults[FaultPeersReadEngagements] && s.engagedOn(agentID, t) {
+		return true // planted: every agent engaged on the Task counts as a party
 	}
 	return agentID == t.author || agentID == e.agent || agentID == t.judge
 }
@@ -457,15 +462,25 @@ func (s *Service) createTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
+	id := fmt.Sprintf("task-%d", s.seq+1+int64(len(converted)))
+	// leaves is what the planted rejected-create-records fault records when
+	// the checks below refuse the request: the Task as if they had passed.
+	leaves := func(rej *Rejection) ([]Fact, map[string]any, *Rejection) {
+		if !s.faults[FaultRejectedCreateRecords] {
+			return nil, nil, rej
+		}
+		return append(converted, Fact{Kind: FactTaskCreated, Agent: req.Agent, Object: id,
+			Data: mustJSON(taskCreatedData{Audience: "open", Judge: req.Agent, Contract: c})}), nil, rej
+	}
 	judge := req.Agent
 	if taskGiven(p, "judge") {
 		j, ok := stringParam(p, "judge")
 		a, exists := s.agents[j]
 		if !ok || !exists {
-			return nil, nil, taskInvalid("judge must be the id of an agent (§7: a designated judge is an agent)")
+			return leaves(taskInvalid("judge must be the id of an agent (§7: a designated judge is an agent)"))
 		}
 		if !a.active {
-			return nil, nil, taskInvalid("judge %q is deactivated and could never judge", j)
+			return leaves(taskInvalid("judge %q is deactivated and could never judge", j))
 		}
 		judge = j
 	}
@@ -473,35 +488,34 @@ func (s *Service) createTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	if taskGiven(p, "audience") {
 		audience, _ = p["audience"].(string)
 		if audience != "open" && audience != "restricted" {
-			return nil, nil, taskInvalid(`audience must be "open" or "restricted"`)
+			return leaves(taskInvalid(`audience must be "open" or "restricted"`))
 		}
 	}
 	var named []string
 	switch {
 	case audience == "open" && taskGiven(p, "named"):
-		return nil, nil, taskInvalid(`named applies only to a restricted audience; an open Task is offered to every agent`)
+		return leaves(taskInvalid(`named applies only to a restricted audience; an open Task is offered to every agent`))
 	case audience == "restricted":
 		list, ok := p["named"].([]any)
 		if !ok || len(list) < 1 || len(list) > taskMaxNamed {
-			return nil, nil, taskInvalid("a restricted Task names 1 to %d agents in named", taskMaxNamed)
+			return leaves(taskInvalid("a restricted Task names 1 to %d agents in named", taskMaxNamed))
 		}
 		seen := map[string]bool{}
 		for _, el := range list {
 			id, _ := el.(string)
 			if _, exists := s.agents[id]; !exists {
-				return nil, nil, taskInvalid("named must list agent ids; %q is not an agent", id)
+				return leaves(taskInvalid("named must list agent ids; %q is not an agent", id))
 			}
 			if id == req.Agent {
-				return nil, nil, taskInvalid("the author cannot name itself: an author never takes its own Task")
+				return leaves(taskInvalid("the author cannot name itself: an author never takes its own Task"))
 			}
 			if seen[id] {
-				return nil, nil, taskInvalid("named lists %q twice", id)
+				return leaves(taskInvalid("named lists %q twice", id))
 			}
 			seen[id] = true
 			named = append(named, id)
 		}
 	}
-	id := fmt.Sprintf("task-%d", s.seq+1+int64(len(converted)))
 	facts := append(converted, Fact{Kind: FactTaskCreated, Agent: req.Agent, Object: id,
 		Data: mustJSON(taskCreatedData{Audience: audience, Named: named, Judge: judge, Contract: c})})
 	receipt := map[string]any{"task": id, "author": req.Agent, "version": 1, "audience": audience, "judge": judge}
@@ -582,7 +596,11 @@ func (s *Service) parseDelivery(agentID string, p map[string]any) (taskDelivery,
 }
 
 func (s *Service) deliveredFact(agentID string, e *taskEngagement, c taskContract, d taskDelivery) (Fact, map[string]any) {
-	due := s.clock.Now().UTC().Add(time.Duration(c.JudgmentDue) * time.Second)
+	from := s.clock.Now().UTC()
+	if s.faults[FaultTaskJudgmentDueFromEngagement] {
+		from = e.at // planted: from the engagement, not the delivery
+	}
+	due := from.Add(time.Duration(c.JudgmentDue) * time.Second)
 	f := Fact{Kind: FactTaskDelivered, Agent: agentID, Object: e.id,
 		Data: mustJSON(taskDeliveredData{Payload: d.payload, Memories: d.memories, JudgmentDue: due})}
 	return f, map[string]any{"memories": taskPinList(d.memories), "judgment_due": taskStamp(due)}
@@ -668,9 +686,13 @@ func (s *Service) takeTask(req Request) ([]Fact, map[string]any, *Rejection) {
 		}
 	}
 	now := s.clock.Now().UTC()
+	from := now
+	if s.faults[FaultTaskDeliveryDueFromVersion] {
+		from = t.versionAt[t.current()-1] // planted: from the contract version, not the engagement
+	}
 	e := &taskEngagement{id: fmt.Sprintf("eng-%d", s.seq+1), task: t.id, agent: req.Agent, version: t.current(),
-		inputs: append([]taskPin{}, c.Inputs...), state: engConfirmed,
-		deliveryDue: now.Add(time.Duration(c.DeliveryDue) * time.Second)}
+		inputs: append([]taskPin{}, c.Inputs...), state: engConfirmed, at: now,
+		deliveryDue: from.Add(time.Duration(c.DeliveryDue) * time.Second)}
 	facts := []Fact{{Kind: FactTaskEngaged, Agent: req.Agent, Object: e.id,
 		Data: mustJSON(taskEngagedData{Task: t.id, ContractVersion: e.version, Inputs: e.inputs, DeliveryDue: e.deliveryDue})}}
 	receipt := takeReceipt(e)
@@ -722,7 +744,7 @@ func (s *Service) dropTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if e.agent != req.Agent && !(s.faults[FaultAuthorCancels] && t.author == req.Agent) {
+	if e.agent != req.Agent && !(s.faults[FaultAuthorCancels] && t.author == req.Agent) && !(s.faults[FaultJudgeCancels] && t.judge == req.Agent) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the engaged agent may drop an engagement; nobody can cancel it for them")
 	}
 	switch e.state {
@@ -780,6 +802,9 @@ func (s *Service) judgeTask(req Request) ([]Fact, map[string]any, *Rejection) {
 	}
 	if verdict == "adopt" {
 		limit := t.versions[s.boundVersion(t, e)-1].MaxAdoptions
+		if s.faults[FaultCapFollowsCurrentVersion] {
+			limit = t.versions[t.current()-1].MaxAdoptions // planted
+		}
 		used := t.adopted
 		if s.faults[FaultCapCountsRejections] {
 			used += t.rejected
@@ -820,6 +845,10 @@ func (s *Service) applyTask(f Fact) error {
 		ts.tasks[f.Object] = &task{id: f.Object, author: f.Agent, audience: d.Audience, named: d.Named, judge: d.Judge,
 			versions: []taskContract{d.Contract}, versionAt: []time.Time{f.At}, createdAt: f.At}
 		ts.order = append(ts.order, f.Object)
+		if ts.authored == nil {
+			ts.authored = map[string][]string{}
+		}
+		ts.authored[f.Agent] = append(ts.authored[f.Agent], f.Object)
 		return nil
 	case FactTaskRevised:
 		var d taskRevisedData
@@ -973,10 +1002,10 @@ func (s *Service) taskDeadlines(now time.Time) []Fact {
 		switch {
 		case s.faults[FaultDeactivationCancels] && e.open() && !s.agents[t.author].active:
 			facts = append(facts, Fact{Kind: FactTaskCancelled, Agent: t.author, Object: e.id})
-		case e.state == engConfirmed && now.After(e.deliveryDue) && !s.faults[FaultNoDeliveryTimeout]:
-			dues = append(dues, due{e.deliveryDue, e})
-		case e.state == engDelivered && now.After(e.judgmentDue):
-			dues = append(dues, due{e.judgmentDue, e})
+		case e.state == engConfirmed && now.After(s.deliveryDue(t, e)) && !s.faults[FaultNoDeliveryTimeout]:
+			dues = append(dues, due{s.deliveryDue(t, e), e})
+		case e.state == engDelivered && now.After(s.judgmentDue(t, e)):
+			dues = append(dues, due{s.judgmentDue(t, e), e})
 		}
 	}
 	sort.SliceStable(dues, func(i, j int) bool { return dues[i].at.Before(dues[j].at) })
@@ -992,6 +1021,9 @@ func (s *Service) taskDeadlines(now time.Time) []Fact {
 			adopted[t.id] = t.adopted
 		}
 		c := t.versions[s.boundVersion(t, e)-1]
+		if s.faults[FaultDefaultFollowsCurrentVersion] {
+			c = t.versions[t.current()-1] // planted
+		}
 		outcome := engUndecided
 		if c.DefaultOutcome == engAdopted && (c.MaxAdoptions == 0 || adopted[t.id] < c.MaxAdoptions) && !s.faults[FaultDefaultIgnored] {
 			outcome = engAdopted
@@ -1078,6 +1110,9 @@ func (s *Service) readEngagement(agentID string, params map[string]any) Response
 		return Response{Rejection: rej}
 	}
 	inputs := e.inputs
+	if s.faults[FaultInputsFollowCurrentVersion] {
+		inputs = t.versions[t.current()-1].Inputs // planted
+	}
 	if s.faults[FaultInputDrift] {
 		inputs = nil
 		for _, in := range e.inputs {
@@ -1183,6 +1218,9 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 			continue
 		}
 		c := t.versions[s.boundVersion(t, e)-1]
+		if s.faults[FaultReadersFollowCurrentVersion] {
+			c = t.versions[t.current()-1] // planted
+		}
 		if c.AdoptedReaders != "audience" && !s.taskParty(agentID, t, e) {
 			continue
 		}
@@ -1194,4 +1232,57 @@ func (s *Service) listAdoptions(agentID string, params map[string]any) Response 
 		}
 	}
 	return Response{Result: map[string]any{"task": t.id, "items": pg.items, "next_cursor": pg.next}}
+}
+
+// listTasks lists the Tasks the caller authored, oldest first, a bounded
+// page at a time (§8): whatever its audience, and whoever judges it. Nobody
+// else's Task appears, so the listing shows an author what it offered and
+// that a refused task.create left nothing behind (L2), and discloses
+// nothing of other Tasks (§9, §12).
+func (s *Service) listTasks(agentID string, params map[string]any) Response {
+	if rej := taskOnlyParams(params, "limit", "cursor"); rej != nil {
+		return Response{Rejection: rej}
+	}
+	limit, start, rej := pageParams(params)
+	if rej != nil {
+		return Response{Rejection: rej}
+	}
+	pg := newOffsetPager(limit, start)
+	for _, id := range s.tasks.authored[agentID] {
+		t := s.tasks.tasks[id]
+		if !pg.offer(func() any {
+			return map[string]any{"task": t.id, "title": t.versions[t.current()-1].Title, "audience": t.audience,
+				"judge": t.judge, "version": t.current(), "created_at": taskStamp(t.createdAt)}
+		}) {
+			break
+		}
+	}
+	return Response{Result: map[string]any{"items": pg.items, "next_cursor": pg.next}}
+}
+
+// engagedOn says whether the agent has an engagement on the Task. Only the
+// planted peers-read-engagements fault asks.
+func (s *Service) engagedOn(agentID string, t *task) bool {
+	for _, id := range t.engs {
+		if s.tasks.engs[id].agent == agentID {
+			return true
+		}
+	}
+	return false
+}
+
+// deliveryDue and judgmentDue are an engagement's deadlines, fixed when it
+// was confirmed and when it delivered, from its bound contract version.
+func (s *Service) deliveryDue(t *task, e *taskEngagement) time.Time {
+	if s.faults[FaultDuesFollowCurrentVersion] { // planted: from the current version
+		return e.at.Add(time.Duration(t.versions[t.current()-1].DeliveryDue) * time.Second)
+	}
+	return e.deliveryDue
+}
+
+func (s *Service) judgmentDue(t *task, e *taskEngagement) time.Time {
+	if s.faults[FaultDuesFollowCurrentVersion] { // planted: from the current version
+		return e.deliveredAt.Add(time.Duration(t.versions[t.current()-1].JudgmentDue) * time.Second)
+	}
+	return e.judgmentDue
 }

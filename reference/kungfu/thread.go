@@ -91,6 +91,7 @@ type entry struct {
 	author    string
 	pin       pin
 	replyTo   int
+	replyIn   string // the thread of the replied-to entry when it is another; only a planted fault records one
 	ask       []string
 	hasAsk    bool
 	at        time.Time
@@ -130,13 +131,17 @@ type assignment struct {
 	judgmentSecs       int
 	references         string
 	state              string // open, taken, delivered, adopted, rejected, undecided, dropped, timed_out, voided
+	createdAt          time.Time
 	takenAt            time.Time
 	deliveredAt        time.Time
-	takeSeq, deliverSq int64
-	payload            any
-	memories           []pin
-	verdict, reason    string
-	forfeited          bool // the creator's right to judge ended with its membership
+	// The instants the two deadlines run from: the take and the delivery
+	// (§6.4); only planted faults choose others.
+	deliveryFrom, judgmentFrom time.Time
+	takeSeq, deliverSq         int64
+	payload                    any
+	memories                   []pin
+	verdict, reason            string
+	forfeited                  bool // the creator's right to judge ended with its membership
 }
 
 func (a *assignment) terminal() bool {
@@ -194,6 +199,7 @@ type threadData struct {
 	Pin        *pin        `json:"pin,omitempty"`
 	Task       *taskRef    `json:"task,omitempty"`
 	ReplyTo    int         `json:"reply_to,omitempty"`
+	ReplyIn    string      `json:"reply_in,omitempty"` // written only by the planted cross-thread-reply fault
 	Ask        []string    `json:"ask,omitempty"`
 	HasAsk     bool        `json:"has_ask,omitempty"`
 	Responders []string    `json:"responders,omitempty"`
@@ -253,10 +259,18 @@ func (s *Service) governedThread(req Request) (*thread, *Rejection) {
 	if t.closed {
 		return nil, rejection(ReasonInvalidState, "stop", "the thread is closed; it is read-only")
 	}
-	if m.role != RoleGovernor {
+	if !s.governs(m) {
 		return nil, rejection(ReasonForbidden, "stop", "only a governor of the thread may do this")
 	}
 	return t, nil
+}
+
+// governs says whether a member holds the governor's powers (§6.2).
+func (s *Service) governs(m *membership) bool {
+	if s.faults[FaultObserverGoverns] {
+		return m.role != RoleSpeaker // planted: only speakers are kept from governing
+	}
+	return m.role == RoleGovernor
 }
 
 func (s *Service) governors(t *thread) int {
@@ -466,7 +480,7 @@ func (s *Service) closeThread(req Request) ([]Fact, map[string]any, *Rejection) 
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if m.role != RoleGovernor {
+	if !s.governs(m) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only a governor of the thread may close it")
 	}
 	if t.closed {
@@ -525,6 +539,11 @@ func (s *Service) taskRefFor(agentID string, raw any) (*taskRef, *Rejection) {
 
 func (s *Service) post(req Request) ([]Fact, map[string]any, *Rejection) {
 	t, m, rej := s.memberThread(req.Agent, req.Params)
+	if rej != nil && s.faults[FaultFormerMemberPosts] {
+		if ft, ok := s.threads.byID[fmt.Sprint(req.Params["thread"])]; ok && ft.former[req.Agent] {
+			t, m, rej = ft, &membership{agent: req.Agent, role: RoleSpeaker}, nil // planted
+		}
+	}
 	if rej != nil {
 		return nil, nil, rej
 	}
@@ -546,10 +565,15 @@ func (s *Service) post(req Request) ([]Fact, map[string]any, *Rejection) {
 		}
 		d.Task = ref
 	}
-	if r, given, err := intParam(req.Params, "reply_to"); err != nil || given && (r < 1 || r > len(t.entries)) {
-		return nil, nil, rejection(ReasonInvalidParams, "retry", "reply_to must be an entry of this thread")
-	} else if given {
-		d.ReplyTo = r
+	if raw, given := req.Params["reply_to"]; given && raw != nil {
+		e, in, rej := s.replyTarget(t, req.Agent, raw)
+		if rej != nil {
+			return nil, nil, rej
+		}
+		d.ReplyTo = e.seq
+		if in != t {
+			d.ReplyIn = in.id
+		}
 	}
 	if raw, ok := req.Params["ask"]; ok && raw != nil {
 		ask, rej := s.askList(t, req.Agent, raw)
@@ -594,6 +618,8 @@ func (s *Service) askList(t *thread, author string, raw any) ([]string, *Rejecti
 		switch {
 		case id == author:
 			return nil, rejection(ReasonInvalidParams, "retry", "an entry cannot ask its own author")
+		case s.faults[FaultAskFormerMember] && !ok && t.former[id]:
+			// planted: a member who left still counts as one who may speak
 		case !ok || !maySpeak(m.role):
 			return nil, rejection(ReasonInvalidParams, "retry", fmt.Sprintf("%q is not a member who may speak", id))
 		case slices.Contains(ask, id):
@@ -610,7 +636,7 @@ func (s *Service) responders(t *thread, author string, d threadData) []string {
 		return append([]string{}, d.Ask...)
 	}
 	if d.ReplyTo > 0 {
-		target := t.entries[d.ReplyTo-1].author
+		target := s.repliedTo(t, d).author
 		if target != author {
 			if m, ok := t.members[target]; ok && maySpeak(m.role) {
 				return []string{target}
@@ -634,12 +660,103 @@ func (s *Service) responders(t *thread, author string, d threadData) []string {
 	return nil
 }
 
-func (s *Service) threadEntry(t *thread, params map[string]any) (*entry, *Rejection) {
-	n, given, err := intParam(params, "entry")
-	if err != nil || !given || n < 1 || n > len(t.entries) {
-		return nil, rejection(ReasonInvalidParams, "retry", "entry must be an entry number of this thread")
+// An entry reference names an entry (§6.3): a whole number is an entry of
+// the thread the action or view is about; an object {thread, entry} names
+// a thread and an entry of it. Every reference must stay in the thread of
+// the action, since a reply, a handle or a retraction never crosses threads
+// (§6.3, §6.5). A reference to any other thread gets one answer, whether
+// that thread is missing, unreadable or one the caller belongs to, so the
+// answer discloses nothing (§12).
+func entryRefParts(raw any) (threadID string, n int, ok bool) {
+	switch v := raw.(type) {
+	case float64:
+		if v != float64(int(v)) {
+			return "", 0, false
+		}
+		return "", int(v), true
+	case int:
+		return "", v, true
+	case map[string]any:
+		if len(v) != 2 {
+			return "", 0, false
+		}
+		id, okID := v["thread"].(string)
+		num, given, err := intParam(v, "entry")
+		if !okID || id == "" || !given || err != nil {
+			return "", 0, false
+		}
+		return id, num, true
 	}
-	return t.entries[n-1], nil
+	return "", 0, false
+}
+
+func badEntryRef(name string) *Rejection {
+	return rejection(ReasonInvalidParams, "retry",
+		name+" must be an entry of this thread: its number, or {thread, entry} naming this thread")
+}
+
+// entryRef resolves an entry reference within thread t.
+func (s *Service) entryRef(t *thread, raw any, name string) (*entry, *Rejection) {
+	id, n, ok := entryRefParts(raw)
+	if !ok {
+		return nil, badEntryRef(name)
+	}
+	in := t
+	if id != "" && id != t.id {
+		other, exists := s.threads.byID[id]
+		if !s.faults[FaultCrossThreadEntry] || !exists {
+			return nil, badEntryRef(name)
+		}
+		in = other // planted: the named thread's entry, whoever the caller is there
+	}
+	if n < 1 || n > len(in.entries) {
+		return nil, badEntryRef(name)
+	}
+	return in.entries[n-1], nil
+}
+
+// replyTarget resolves reply_to: an entry of the thread posted to. It
+// returns the thread the entry belongs to, which only a planted fault lets
+// differ.
+func (s *Service) replyTarget(t *thread, agentID string, raw any) (*entry, *thread, *Rejection) {
+	id, n, ok := entryRefParts(raw)
+	if !ok {
+		return nil, nil, badEntryRef("reply_to")
+	}
+	in := t
+	if id != "" && id != t.id {
+		other, exists := s.threads.byID[id]
+		if !exists || !s.faults[FaultCrossThreadReply] {
+			return nil, nil, badEntryRef("reply_to")
+		}
+		if _, member := other.members[agentID]; !member {
+			return nil, nil, badEntryRef("reply_to")
+		}
+		in = other // planted: a reply to an entry of another thread the poster is in
+	}
+	if n < 1 || n > len(in.entries) {
+		return nil, nil, badEntryRef("reply_to")
+	}
+	return in.entries[n-1], in, nil
+}
+
+// repliedTo is the entry a post replies to: in its own thread, unless a
+// planted fault recorded another.
+func (s *Service) repliedTo(t *thread, d threadData) *entry {
+	if d.ReplyIn != "" {
+		if other, ok := s.threads.byID[d.ReplyIn]; ok {
+			t = other
+		}
+	}
+	return t.entries[d.ReplyTo-1]
+}
+
+func (s *Service) threadEntry(t *thread, params map[string]any) (*entry, *Rejection) {
+	raw, given := params["entry"]
+	if !given || raw == nil {
+		return nil, rejection(ReasonInvalidParams, "retry", "entry (an entry of this thread) is required")
+	}
+	return s.entryRef(t, raw, "entry")
 }
 
 // response is the agent's response to the entry, pending or ended.
@@ -690,7 +807,7 @@ func (s *Service) retract(req Request) ([]Fact, map[string]any, *Rejection) {
 	if rej != nil {
 		return nil, nil, rej
 	}
-	if e.author != req.Agent {
+	if e.author != req.Agent && !s.governorOverrides(t, req.Agent) {
 		return nil, nil, rejection(ReasonForbidden, "stop", "only the entry's author may retract it")
 	}
 	ended := 0
@@ -751,22 +868,27 @@ func (s *Service) applyThread(f Fact) error {
 	case FactMemberLeft:
 		s.endMembership(t, f.Agent, "leave")
 	case FactMemberRemoved:
+		if s.faults[FaultRemovalDemotes] { // planted: a removed member stays on as an observer
+			t.members[d.Member].role = RoleObserver
+			s.endResponses(t, d.Member, "remove")
+			break
+		}
 		s.endMembership(t, d.Member, "remove")
 	case FactRoleChanged:
 		m := t.members[d.Member]
 		m.role = d.Role
-		if d.Role == RoleObserver && !s.faults[FaultDemotionKeepsResponses] { // demotion ends pending responses, not assignments
-			s.endResponses(t, d.Member, "demote")
+		if d.Role == RoleObserver && !s.faults[FaultDemotionKeepsResponses] || s.faults[FaultRoleChangeEndsResponses] {
+			s.endResponses(t, d.Member, "demote") // demotion ends pending responses, not assignments
 		}
 	case FactThreadClosed:
 		s.closeEffects(t)
 	case FactEntryPosted:
-		e := &entry{seq: d.Entry, author: f.Agent, pin: *d.Pin, replyTo: d.ReplyTo, ask: d.Ask, hasAsk: d.HasAsk, at: f.At, factSeq: f.Seq, task: d.Task}
+		e := &entry{seq: d.Entry, author: f.Agent, pin: *d.Pin, replyTo: d.ReplyTo, replyIn: d.ReplyIn, ask: d.Ask, hasAsk: d.HasAsk, at: f.At, factSeq: f.Seq, task: d.Task}
 		for _, r := range d.Responders {
 			e.responses = append(e.responses, &response{responder: r})
 		}
 		if d.ReplyTo > 0 && !s.faults[FaultReplyKeepsResponse] { // replying ends the replier's own pending response
-			if r := t.entries[d.ReplyTo-1].pending(f.Agent); r != nil {
+			if r := s.repliedTo(t, d).pending(f.Agent); r != nil {
 				r.ended, r.endedBy = true, "reply"
 			}
 		}
@@ -777,7 +899,7 @@ func (s *Service) applyThread(f Fact) error {
 			ts.open = append(ts.open, a.ID)
 			ts.assignments[a.ID] = &assignment{id: a.ID, thread: t.id, entry: e.seq, creator: f.Agent, addressee: a.To,
 				criteria: a.Criteria, outputSchema: a.OutputSchema, deliverySecs: a.DeliverySecs, judgmentSecs: a.JudgmentSecs,
-				references: a.References, state: "open"}
+				references: a.References, state: "open", createdAt: f.At}
 		}
 	case FactResponseHandled:
 		e := t.entries[d.Entry-1]
@@ -822,6 +944,8 @@ func (s *Service) endMembership(t *thread, agentID, how string) {
 			a.state = "voided" // taken and not delivered
 		case (a.state == "open" || a.state == "taken") && a.creator == agentID:
 			a.state = "voided" // created and not yet delivered
+		case a.state == "delivered" && a.creator == agentID && s.faults[FaultForfeitEndsNow]:
+			a.forfeited, a.state = true, "undecided" // planted: ends at once, not at its deadline
 		case a.state == "delivered" && a.creator == agentID:
 			a.forfeited = true // ends undecided at its judgment deadline
 		}
@@ -888,8 +1012,12 @@ func (s *Service) threadObligations(agentID string) []obligation {
 				out = append(out, obligation{kind: "deliver", seq: a.takeSeq, since: a.takenAt,
 					item: map[string]any{"thread": t.id, "assignment": a.id, "due": stamp(a.deliveryDue())}})
 			case a.state == "delivered" && a.creator == agentID && !a.forfeited:
+				due := a.judgmentDue()
+				if s.faults[FaultJudgeItemShowsDeliveryDue] {
+					due = a.deliveryDue() // planted: the judge duty shows the delivery deadline
+				}
 				out = append(out, obligation{kind: "judge", seq: a.deliverSq, since: a.deliveredAt,
-					item: map[string]any{"thread": t.id, "assignment": a.id, "due": stamp(a.judgmentDue())}})
+					item: map[string]any{"thread": t.id, "assignment": a.id, "due": stamp(due)}})
 			}
 		}
 	}
@@ -959,11 +1087,11 @@ func idNum(id string) int {
 func stamp(t time.Time) string { return t.UTC().Format(time.RFC3339Nano) }
 
 func (a *assignment) deliveryDue() time.Time {
-	return a.takenAt.Add(time.Duration(a.deliverySecs) * time.Second)
+	return a.deliveryFrom.Add(time.Duration(a.deliverySecs) * time.Second)
 }
 
 func (a *assignment) judgmentDue() time.Time {
-	return a.deliveredAt.Add(time.Duration(a.judgmentSecs) * time.Second)
+	return a.judgmentFrom.Add(time.Duration(a.judgmentSecs) * time.Second)
 }
 
 // threadDeadlines returns the deadline facts that have come due (§6.4):
@@ -982,4 +1110,11 @@ func (s *Service) threadDeadlines(now time.Time) []Fact {
 		}
 	}
 	return out
+}
+
+// governorOverrides is the planted governor-overrides fault: a governor
+// may retract, void and judge whatever its thread holds.
+func (s *Service) governorOverrides(t *thread, agentID string) bool {
+	m, ok := t.members[agentID]
+	return s.faults[FaultGovernorOverrides] && ok && m.role == RoleGovernor
 }

@@ -47,7 +47,8 @@ func (s *Service) entryDigest(t *thread, e *entry, reader string) map[string]any
 		rv := map[string]any{"responder": r.responder, "state": "pending"}
 		if r.ended {
 			rv["state"], rv["ended_by"] = "ended", r.endedBy
-			if r.note != "" && (reader == e.author || reader == r.responder || s.faults[FaultNoteLeaks]) {
+			if r.note != "" && (reader == e.author || reader == r.responder || s.faults[FaultNoteLeaks] ||
+				s.faults[FaultNoteVisibleToGovernors] && t.members[reader] != nil && t.members[reader].role == RoleGovernor) {
 				rv["note"] = r.note
 			}
 		}
@@ -121,17 +122,16 @@ func (s *Service) readThread(agentID string, params map[string]any) Response {
 	if rawExpand, given := params["expand"]; given && rawExpand != nil {
 		raw, ok := rawExpand.([]any)
 		if !ok {
-			return s.reject(ReasonInvalidParams, "retry", "expand is a list of entry numbers of this thread")
+			return s.reject(ReasonInvalidParams, "retry", "expand is a list of entries of this thread (numbers, or {thread, entry})")
 		}
 		if len(raw) > maxExpand {
 			return s.reject(ReasonInvalidParams, "retry", fmt.Sprintf("expand at most %d entries at once", maxExpand))
 		}
 		for _, x := range raw {
-			n, ok := x.(float64)
-			if !ok || n != float64(int(n)) || n < 1 || int(n) > len(t.entries) {
-				return s.reject(ReasonInvalidParams, "retry", "expand lists entry numbers of this thread")
+			e, rej := s.entryRef(t, x, "each expand item")
+			if rej != nil {
+				return Response{Rejection: rej}
 			}
-			e := t.entries[int(n)-1]
 			v := s.pinView(e.pin, s.pinReadable(e))
 			v["entry"] = e.seq
 			expanded = append(expanded, v)

@@ -2,9 +2,12 @@ package kungfu
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sifu-dev/sifu/engine"
 )
@@ -14,15 +17,34 @@ import (
 type Executor struct {
 	target Target
 	hello  Hello
+	scope  string // this check's scope, when the target confines controls to one
 
 	mu     sync.Mutex
 	agents map[string]string // alias → agent id
 }
 
-// NewExecutor returns an executor for one check.
+// NewExecutor returns an executor for one check. When the target confines
+// controls to a scope (Hello.Scoped), the check gets a scope of its own: its
+// agents are provisioned into it, and its clock and restart controls name
+// it, so that it disturbs no other check sharing the implementation.
 func NewExecutor(t Target, h Hello) *Executor {
-	return &Executor{target: t, hello: h, agents: map[string]string{}}
+	e := &Executor{target: t, hello: h, agents: map[string]string{}}
+	if len(h.Scoped) > 0 {
+		e.scope = fmt.Sprintf("%s-%d", runNonce, scopes.Add(1))
+	}
+	return e
 }
+
+// Scope names are unique to this process (a random nonce) and to the check
+// (a counter), so that runs sharing one server never share a scope.
+var (
+	runNonce = func() string {
+		var b [4]byte
+		_, _ = rand.Read(b[:])
+		return "s" + hex.EncodeToString(b[:])
+	}()
+	scopes atomic.Int64
+)
 
 // Execute performs one act, read or control step.
 func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
@@ -65,6 +87,9 @@ func (e *Executor) control(ctx context.Context, step engine.Step) (engine.Outcom
 	params := map[string]any{}
 	for k, v := range step.Params {
 		params[k] = v
+	}
+	if e.scope != "" && (step.Name == ControlProvision || e.hello.Confines(step.Name)) {
+		params[ScopeParam] = e.scope
 	}
 	switch step.Name {
 	case ControlProvision:

@@ -86,6 +86,41 @@ var negativeControls = map[ref.Fault][]string{
 	ref.FaultTaskRefGrantsAccess:      {"KF-7.5-02"},
 	ref.FaultTaskRefCreatesObligation: {"KF-7.5-02", "KF-2-09"},
 	ref.FaultConversionExists:         {"KF-2-10", "KF-7.5-03", "KF-2-09"},
+
+	// Entry references that name a thread, and the author's Task listing.
+	ref.FaultCrossThreadReply:      {"KF-6.3-03", "KF-6.5-08"},
+	ref.FaultCrossThreadEntry:      {"KF-9-04", "KF-6.5-08", "KF-6.3-15"},
+	ref.FaultRejectedCreateRecords: {"KF-L2-03", "KF-7-02"},
+
+	// Role matrices (features/kungfu/roles_thread.feature).
+	ref.FaultObserverGoverns:         {"KF-6.1-09", "KF-6.2-03", "KF-6.5-01"},
+	ref.FaultFormerMemberPosts:       {"KF-6.3-01", "KF-9-14"},
+	ref.FaultAskFormerMember:         {"KF-6.3-04"},
+	ref.FaultAssignFormerMember:      {"KF-6.4-01"},
+	ref.FaultRoleChangeEndsResponses: {"KF-6.2-10"},
+	ref.FaultNoteVisibleToGovernors:  {"KF-6.3-16", "KF-9-07"},
+	ref.FaultGovernorOverrides:       {"KF-6.3-17", "KF-6.4-08", "KF-6.4-11"},
+	ref.FaultRemovalDemotes:          {"KF-9-04", "KF-9-14", "KF-6.2-12"},
+	ref.FaultPeersReadEngagements:    {"KF-9-11", "KF-7-01"},
+	ref.FaultJudgeCancels:            {"KF-7.3-13"},
+
+	// Version matrices (features/kungfu/versions_task.feature).
+	ref.FaultDuesFollowCurrentVersion:     {"KF-7.1-07", "KF-7.1-09"},
+	ref.FaultDefaultFollowsCurrentVersion: {"KF-7.1-04", "KF-7.1-07"},
+	ref.FaultReadersFollowCurrentVersion:  {"KF-9-12", "KF-7.1-07"},
+	ref.FaultInputsFollowCurrentVersion:   {"KF-7.1-02", "KF-9-10"},
+	ref.FaultCapFollowsCurrentVersion:     {"KF-7.4-01", "KF-7.1-08"},
+
+	// Deadline matrices (features/kungfu/deadlines_matrix.feature).
+	ref.FaultDeliveryDueFromPost:           {"KF-6.4-04"},
+	ref.FaultJudgmentDueFromTake:           {"KF-6.4-04"},
+	ref.FaultTaskDeliveryDueFromVersion:    {"KF-7.1-09"},
+	ref.FaultTaskJudgmentDueFromEngagement: {"KF-7.1-09"},
+	ref.FaultForfeitEndsNow:                {"KF-6.2-15"},
+	ref.FaultJudgeItemShowsDeliveryDue:     {"KF-L4-02", "KF-8-05"},
+
+	// Rules re-examined from the not-black-box list.
+	ref.FaultAgentsSetState: {"KF-4-03"},
 }
 
 func TestEveryFaultHasANegativeControl(t *testing.T) {

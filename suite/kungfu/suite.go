@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sifu-dev/sifu/engine"
 	"github.com/sifu-dev/sifu/results"
@@ -56,7 +57,7 @@ func profileOf(name string) string {
 		return "memory"
 	case prefix == "thread" || prefix == "assignment" || name == "threads" || name == "entry":
 		return "thread"
-	case prefix == "task" || name == "engagement" || name == "engagements" || name == "adoptions":
+	case prefix == "task" || name == "tasks" || name == "engagement" || name == "engagements" || name == "adoptions":
 		return "task"
 	case name == "opportunities":
 		return "full"
@@ -71,11 +72,61 @@ type Factory func(ctx context.Context) (Target, func(), error)
 
 // RunTarget adapts a Factory to the runner. Set Shared when every check
 // reaches the same implementation (a server), so that checks that move its
-// clock or restart it run alone.
+// clock or restart it run alone, unless it confines those controls to the
+// check (Hello.Scoped).
 type RunTarget struct {
 	New      Factory
 	IsShared bool
+	// Own, when set, makes an implementation of the check's own for each
+	// check that restarts the implementation, so that a real restart (a
+	// process killed and started again) disturbs no check sharing New's.
+	Own Factory
+	// Done, when set, releases what New shares, once the run is over.
+	Done func()
+	// Concurrency, when positive, is how many checks run at once unless
+	// the run says otherwise.
+	Concurrency int
+	// Memo, when set, keeps the hello of the implementation every check
+	// shares, so that it is asked once rather than before every check.
+	Memo *HelloMemo
 }
+
+// HelloMemo keeps one implementation's hello once it has answered.
+type HelloMemo struct {
+	mu    sync.Mutex
+	hello *Hello
+}
+
+func (m *HelloMemo) get(ctx context.Context, t Target) (Hello, error) {
+	if m == nil {
+		return t.Hello(ctx)
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.hello != nil {
+		return *m.hello, nil
+	}
+	h, err := t.Hello(ctx)
+	if err == nil {
+		m.hello = &h
+	}
+	return h, err
+}
+
+// Workers is the target's default number of checks at once (0: the
+// runner's default).
+func (rt RunTarget) Workers() int { return rt.Concurrency }
+
+// Close releases what the target shares across checks.
+func (rt RunTarget) Close() error {
+	if rt.Done != nil {
+		rt.Done()
+	}
+	return nil
+}
+
+// restarts reports whether a check uses the restart control.
+func restarts(c engine.Check) bool { return slices.Contains(c.Controls(), ControlRestart) }
 
 // Shared reports whether checks share one implementation.
 func (rt RunTarget) Shared() bool { return rt.IsShared }
@@ -87,15 +138,42 @@ func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
 		return results.Target{}, err
 	}
 	defer release()
-	h, err := t.Hello(ctx)
+	h, err := rt.Memo.get(ctx, t)
 	if err != nil {
 		return results.Target{}, err
 	}
 	if err := preflight(ctx, t, h); err != nil {
 		return results.Target{}, err
 	}
+	scoped := h.Scoped
+	if rt.Own != nil && !h.Confines(ControlRestart) {
+		scoped = append(slices.Clone(scoped), ControlRestart) // a restarting check gets its own
+	}
 	return results.Target{Implementation: h.Implementation, Version: h.Version, Commit: h.Commit,
-		Spec: h.Spec, Profiles: h.Profiles, Controls: h.Controls}, nil
+		Spec: h.Spec, Profiles: h.Profiles, Controls: h.Controls, Scoped: scoped}, nil
+}
+
+// NewExecutorFor makes the executor of one check: over an implementation of
+// its own when the check restarts, the shared implementation cannot
+// confine a restart to the check's scope, and the target makes such (Own).
+func (rt RunTarget) NewExecutorFor(ctx context.Context, c engine.Check) (engine.Executor, func(), error) {
+	if rt.Own == nil || !restarts(c) {
+		return rt.NewExecutor(ctx)
+	}
+	t, release, err := rt.New(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	h, err := rt.Memo.get(ctx, t)
+	if err != nil {
+		release()
+		return nil, nil, err
+	}
+	if h.Confines(ControlRestart) {
+		return NewExecutor(t, h), release, nil
+	}
+	release()
+	return RunTarget{New: rt.Own}.NewExecutor(ctx)
 }
 
 // NewExecutor makes a target instance and an executor over it for one check.
@@ -104,7 +182,7 @@ func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), e
 	if err != nil {
 		return nil, nil, err
 	}
-	h, err := t.Hello(ctx)
+	h, err := rt.Memo.get(ctx, t)
 	if err != nil {
 		release()
 		return nil, nil, err

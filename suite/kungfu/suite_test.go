@@ -49,3 +49,22 @@ func TestReferencePassesMemoryProfile(t *testing.T) {
 		t.Errorf("rules not met: %s", strings.Join(unmet, " "))
 	}
 }
+
+// TestEveryAxisValueIsChecked: every value of every matrix the catalogue
+// names (a rule's axes: roles, versions, deadlines) is covered by a check
+// that evidences the rule and carries the tag axis:value.
+func TestEveryAxisValueIsChecked(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cells := plan.Axes()
+	if len(cells) == 0 {
+		t.Fatal("the catalogue names no matrix")
+	}
+	for _, c := range cells {
+		if len(c.Checks) == 0 {
+			t.Errorf("%s: %s %s is checked by no check tagged @%s:%s", c.Rule, c.Axis, c.Value, c.Axis, c.Value)
+		}
+	}
+}

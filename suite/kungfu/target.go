@@ -28,6 +28,20 @@ type Hello struct {
 	// Controls lists the control-plane operations the target supports,
 	// from Controls.
 	Controls []string `json:"controls"`
+	// Scoped lists the controls (clock, restart) that take a scope and
+	// act only on the agents provisioned into that scope and on what they
+	// made. An implementation that lists any accepts a scope on provision.
+	Scoped []string `json:"scoped,omitempty"`
+}
+
+// Confines reports whether the target confines a control to one scope.
+func (h Hello) Confines(control string) bool {
+	for _, c := range h.Scoped {
+		if c == control {
+			return true
+		}
+	}
+	return false
 }
 
 // Supports reports whether the target offers a control.
@@ -42,11 +56,15 @@ func (h Hello) Supports(control string) bool {
 
 // The control-plane operations.
 const (
-	ControlProvision  = "provision"  // create an active agent: {name} → {agent}
+	ControlProvision  = "provision"  // create an active agent: {name, scope?} → {agent}
 	ControlDeactivate = "deactivate" // deactivate an agent: {agent}
-	ControlClock      = "clock"      // advance the virtual clock: {advance: "90s"} → {now}
-	ControlRestart    = "restart"    // stop and start the implementation, keeping its durable state
+	ControlClock      = "clock"      // advance the virtual clock: {advance: "90s", scope?} → {now}
+	ControlRestart    = "restart"    // stop and start the implementation (or one scope), keeping its durable state
 )
+
+// ScopeParam is the parameter that names a scope on provision and on the
+// controls a target confines to one scope (Hello.Scoped).
+const ScopeParam = "scope"
 
 // Controls lists every control-plane operation.
 var Controls = []string{ControlProvision, ControlDeactivate, ControlClock, ControlRestart}

@@ -2,6 +2,7 @@ package sqlitestore
 
 import (
 	"database/sql"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -99,4 +100,81 @@ func TestAnotherApplicationsDatabaseIsRefused(t *testing.T) {
 		t.Fatalf("sifu's own database, reopened: %v", err)
 	}
 	s.Close()
+}
+
+// TestScopesKeepSeparateLogs: each named scope is a log of its own, kept
+// apart from the default log and from the other scopes, across a reopen.
+func TestScopesKeepSeparateLogs(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "kf.db")
+	st, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, scope := range []string{"", "a", "b"} {
+		for n := int64(1); n <= int64(i+1); n++ {
+			if err := st.Scope(scope).Append(kungfu.Fact{Seq: n, Kind: kungfu.FactAgentProvisioned, Agent: scope + "x"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	st.Close()
+	st, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for i, scope := range []string{"", "a", "b"} {
+		facts, err := st.Scope(scope).Facts()
+		if err != nil || len(facts) != i+1 || facts[0].Agent != scope+"x" {
+			t.Errorf("scope %q: %d facts %v, %v", scope, len(facts), facts, err)
+		}
+	}
+	if has, _ := st.HasScope("a"); !has {
+		t.Error("HasScope(a) is false")
+	}
+	if has, _ := st.HasScope("c"); has {
+		t.Error("HasScope(c) is true")
+	}
+}
+
+// TestGroupCommitKeepsEachAppendWhole: appends made at once are committed
+// together, yet one that fails (a sequence number used twice) is refused
+// alone and leaves none of its facts, while the others are recorded.
+func TestGroupCommitKeepsEachAppendWhole(t *testing.T) {
+	st, err := Open(filepath.Join(t.TempDir(), "kf.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const n = 40
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			scope := fmt.Sprintf("s%d", i)
+			facts := []kungfu.Fact{{Seq: 1, Kind: kungfu.FactAgentProvisioned}, {Seq: 2, Kind: kungfu.FactAgentProvisioned}}
+			if i == 7 {
+				facts[1].Seq = 1 // the same sequence number twice: this append must fail whole
+			}
+			errs <- st.Scope(scope).(kungfu.BatchStore).AppendAll(facts)
+		}()
+	}
+	failed := 0
+	for i := 0; i < n; i++ {
+		if err := <-errs; err != nil {
+			failed++
+		}
+	}
+	if failed != 1 {
+		t.Fatalf("%d appends failed, want exactly the broken one", failed)
+	}
+	for i := 0; i < n; i++ {
+		facts, err := st.Scope(fmt.Sprintf("s%d", i)).Facts()
+		want := 2
+		if i == 7 {
+			want = 0
+		}
+		if err != nil || len(facts) != want {
+			t.Errorf("scope s%d holds %d facts (%v), want %d", i, len(facts), err, want)
+		}
+	}
 }
