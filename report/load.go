@@ -99,6 +99,9 @@ func Load(ctx context.Context, paths []string, suites Suites) ([]*Run, []Skipped
 			}
 			continue
 		}
+		if isReport(p) {
+			continue // a report of earlier runs (conformance/report among conformance/*)
+		}
 		if hasRun(p) {
 			if err := add(p); err != nil {
 				return nil, nil, err
@@ -127,6 +130,12 @@ func Load(ctx context.Context, paths []string, suites Suites) ([]*Run, []Skipped
 	}
 	sort.SliceStable(runs, func(i, j int) bool { return runs[i].Dir < runs[j].Dir })
 	return runs, skipped, nil
+}
+
+// isReport reports whether dir holds a page sifu report wrote.
+func isReport(dir string) bool {
+	raw, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	return err == nil && strings.Contains(string(raw), `<meta name="generator" content="sifu report">`)
 }
 
 func hasRun(dir string) bool {
