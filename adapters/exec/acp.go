@@ -17,7 +17,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 

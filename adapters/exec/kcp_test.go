@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 

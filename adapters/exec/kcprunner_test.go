@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/reference/kcp/kcpcli"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )

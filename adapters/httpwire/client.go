@@ -14,8 +14,8 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/schema"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

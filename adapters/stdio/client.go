@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/proc"
-	"github.com/sifu-dev/sifu/schema"
+	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/internal/runner"
 	refak "github.com/sifu-dev/sifu/reference/agentkit"
-	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
 

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/engine"
 	refak "github.com/sifu-dev/sifu/reference/agentkit"
 )
 

@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // brokenRun runs `sifu run` with args against a broken target and checks

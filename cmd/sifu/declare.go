@@ -8,8 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 func sources(s runner.Suite) declaration.Sources {

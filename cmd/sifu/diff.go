@@ -5,9 +5,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/results"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 func newDiffCmd() *cobra.Command {

@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // substance is what a declaration says, without what changes on every run

@@ -6,9 +6,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/expect"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/knownfail"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 func newExpectCmd() *cobra.Command {
@@ -23,14 +23,14 @@ func newExpectCmd() *cobra.Command {
 			if err != nil {
 				return &runner.UsageError{Msg: err.Error()}
 			}
-			var old *expect.File
+			var old *knownfail.File
 			if _, statErr := os.Stat(file); statErr == nil {
-				if old, _, err = expect.Load(file); err != nil {
+				if old, _, err = knownfail.Load(file); err != nil {
 					return &runner.UsageError{Msg: err.Error()}
 				}
 			}
-			f := expect.Update(run, old)
-			raw, err := expect.Marshal(f)
+			f := knownfail.Update(run, old)
+			raw, err := knownfail.Marshal(f)
 			if err != nil {
 				return err
 			}

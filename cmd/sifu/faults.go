@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sifu-dev/sifu/attack/faultproxy"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

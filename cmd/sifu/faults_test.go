@@ -12,10 +12,10 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/declaration"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
 	ref "github.com/sifu-dev/sifu/reference/kungfu"
-	"github.com/sifu-dev/sifu/results"
-	"github.com/sifu-dev/sifu/runner"
 )
 
 // sifuCLI runs the command line in-process and returns its output and error.

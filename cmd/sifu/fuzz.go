@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu/internal/progress"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // fuzzRequest is one fuzz run of a suite against a target.

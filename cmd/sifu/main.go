@@ -11,7 +11,7 @@ import (
 	"syscall"
 
 	"github.com/sifu-dev/sifu/internal/quickstart"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // init runs after every imported package's initialisation: PATH, hidden

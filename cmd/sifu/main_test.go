@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 func TestExitCodes(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/attack/linear"
-	"github.com/sifu-dev/sifu/attack/linear/acplinear"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/attack/linear"
+	"github.com/sifu-dev/sifu/internal/attack/linear/acplinear"
+	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )

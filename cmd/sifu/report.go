@@ -6,9 +6,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/report"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/report"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 func newReportCmd() *cobra.Command {

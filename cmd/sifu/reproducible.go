@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // sourceDateEpoch reads SOURCE_DATE_EPOCH (seconds since 1970, the

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // TestSourceDateEpochMakesEvidenceReproducible: with SOURCE_DATE_EPOCH set,

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/attack/fuzz"
-	"github.com/sifu-dev/sifu/attack/selftest"
-	"github.com/sifu-dev/sifu/results"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/attack/fuzz"
+	"github.com/sifu-dev/sifu/internal/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // version is the harness version; release builds may set it with -ldflags.

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/catalogue"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/catalogue"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 func newRulesCmd() *cobra.Command {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

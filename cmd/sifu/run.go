@@ -16,13 +16,13 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/attack/faultproxy"
-	"github.com/sifu-dev/sifu/declaration"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/expect"
+	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/knownfail"
 	"github.com/sifu-dev/sifu/internal/progress"
-	"github.com/sifu-dev/sifu/results"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 type runFlags struct {
@@ -243,10 +243,10 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		printChosen(stdout, plan.Suite.Name, chosen)
 		return nil
 	}
-	var expectations *expect.File
+	var expectations *knownfail.File
 	var expectRaw []byte
 	if f.expect != "" {
-		if expectations, expectRaw, err = expect.Load(f.expect); err != nil {
+		if expectations, expectRaw, err = knownfail.Load(f.expect); err != nil {
 			return &runner.UsageError{Msg: err.Error()}
 		}
 	}
@@ -259,7 +259,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		for i, c := range plan.Checks {
 			ids[i] = c.ID
 		}
-		if err := expect.Apply(expectations, expectRaw, f.expect, run, plan.Catalogue, ids); err != nil {
+		if err := knownfail.Apply(expectations, expectRaw, f.expect, run, plan.Catalogue, ids); err != nil {
 			return &runner.UsageError{Msg: err.Error()}
 		}
 	}

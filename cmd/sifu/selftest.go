@@ -15,10 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/attack/selftest"
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/progress"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 type selftestFlags struct {

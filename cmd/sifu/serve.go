@@ -17,9 +17,9 @@ import (
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/adapters/stdio"
+	"github.com/sifu-dev/sifu/internal/runner"
 	ref "github.com/sifu-dev/sifu/reference/kungfu"
 	"github.com/sifu-dev/sifu/reference/kungfu/sqlitestore"
-	"github.com/sifu-dev/sifu/runner"
 )
 
 func newServeCmd() *cobra.Command {

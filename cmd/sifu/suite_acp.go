@@ -10,9 +10,9 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/exec"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/runner"
 	refacp "github.com/sifu-dev/sifu/reference/acp"
-	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 

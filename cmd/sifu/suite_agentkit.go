@@ -16,9 +16,9 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/gateway"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/runner"
 	refak "github.com/sifu-dev/sifu/reference/agentkit"
-	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )

@@ -17,11 +17,11 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/exec"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/attack/fuzz"
-	"github.com/sifu-dev/sifu/attack/fuzz/kcpfuzz"
-	"github.com/sifu-dev/sifu/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/attack/fuzz"
+	"github.com/sifu-dev/sifu/internal/attack/fuzz/kcpfuzz"
+	"github.com/sifu-dev/sifu/internal/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/runner"
 	refkcp "github.com/sifu-dev/sifu/reference/kcp"
-	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 

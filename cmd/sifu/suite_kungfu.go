@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/attack/fuzz"
-	"github.com/sifu-dev/sifu/attack/fuzz/kungfufuzz"
-	"github.com/sifu-dev/sifu/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/attack/fuzz"
+	"github.com/sifu-dev/sifu/internal/attack/fuzz/kungfufuzz"
+	"github.com/sifu-dev/sifu/internal/attack/selftest"
+	"github.com/sifu-dev/sifu/internal/runner"
 	ref "github.com/sifu-dev/sifu/reference/kungfu"
-	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/httpwire"
 	"github.com/sifu-dev/sifu/adapters/stdio"
-	"github.com/sifu-dev/sifu/attack/faultproxy"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
+	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

@@ -17,8 +17,8 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/httpwire"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/runner"
 	kcpsuite "github.com/sifu-dev/sifu/suite/kcp"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )

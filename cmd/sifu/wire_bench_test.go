@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

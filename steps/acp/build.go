@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 )
 
 // Defaults of a collaboration when a check does not say otherwise: the

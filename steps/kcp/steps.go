@@ -11,8 +11,8 @@ import (
 
 	"github.com/cucumber/godog"
 
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/engine/gherkin"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/engine/gherkin"
 	"github.com/sifu-dev/sifu/steps/expectations"
 )
 

@@ -24,7 +24,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 )
 
 // Target is one implementation of the five ACP tools as sifu sees it. Every

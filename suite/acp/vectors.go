@@ -12,8 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/schema"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/schema"
 	steps "github.com/sifu-dev/sifu/steps/acp"
 )
 

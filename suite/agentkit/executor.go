@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/adapters/gateway"
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
 

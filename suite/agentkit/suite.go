@@ -12,9 +12,9 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/runner"
-	"github.com/sifu-dev/sifu/schema"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/runner"
+	"github.com/sifu-dev/sifu/internal/schema"
 	steps "github.com/sifu-dev/sifu/steps/agentkit"
 )
 

@@ -12,10 +12,10 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/gateway"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
 	ref "github.com/sifu-dev/sifu/reference/agentkit"
-	"github.com/sifu-dev/sifu/results"
-	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )

@@ -19,9 +19,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/results"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
 

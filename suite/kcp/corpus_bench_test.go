@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/internal/runner"
 	refkcp "github.com/sifu-dev/sifu/reference/kcp"
-	"github.com/sifu-dev/sifu/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 

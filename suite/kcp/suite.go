@@ -3,9 +3,9 @@ package kcp
 import (
 	"context"
 
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/results"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
 	steps "github.com/sifu-dev/sifu/steps/kcp"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/engine"
-	"github.com/sifu-dev/sifu/runner"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 

@@ -9,7 +9,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 )
 
 // Target is one planner implementation as sifu sees it.

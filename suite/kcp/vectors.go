@@ -8,7 +8,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/sifu-dev/sifu/engine"
+	"github.com/sifu-dev/sifu/internal/engine"
 )
 
 // plannerVector is the upstream planner vector format, read as is.

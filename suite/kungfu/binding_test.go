@@ -7,7 +7,7 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/schema"
+	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

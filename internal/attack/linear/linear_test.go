@@ -1,0 +1,82 @@
+package linear_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/internal/attack/linear"
+	"github.com/sifu-dev/sifu/internal/runner"
+	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+func factory(faults ...ref.Fault) kungfu.Factory {
+	return func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu(ref.WithFaults(faults...))
+		return k, func() {}, err
+	}
+}
+
+func races(t *testing.T) []linear.Race {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := linear.Races(plan.Checks)
+	if len(rs) < 10 {
+		t.Fatalf("only %d races in the suite", len(rs))
+	}
+	return rs
+}
+
+func TestTheReferenceIsLinearizable(t *testing.T) {
+	for _, r := range races(t) {
+		v, err := linear.Check(context.Background(), r, factory(), factory(), 5, "")
+		if err != nil {
+			t.Fatalf("%s: %v", r.ID, err)
+		}
+		switch {
+		case v.Undecided:
+			t.Logf("%s: %s (a slow machine or -race)", r.ID, v.Detail)
+		case !v.Linearizable:
+			t.Errorf("%s: %s", r.ID, v.Detail)
+		}
+	}
+}
+
+// TestTwoTakersOfOneAssignmentAreFlagged: a reference that lets a second
+// take succeed produces a history no serial order explains.
+func TestPlantedRacesAreFlagged(t *testing.T) {
+	for _, c := range []struct {
+		fault ref.Fault
+		race  string
+	}{
+		{ref.FaultSecondTake, "kungfu/thread_races/concurrent-takes-and-deliveries-land-once"},
+		{ref.FaultCapRace, "kungfu/task_concurrency/concurrent-adoptions-stop-at-the-limit"},
+		{ref.FaultLostUpdate, "kungfu/concurrency/concurrent-updates-each-get-their-own-version"},
+	} {
+		t.Run(string(c.fault), func(t *testing.T) {
+			for _, r := range races(t) {
+				if r.ID != c.race {
+					continue
+				}
+				dir := t.TempDir()
+				v, err := linear.Check(context.Background(), r, factory(c.fault), factory(), 20, dir)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if v.Linearizable {
+					t.Fatalf("porcupine found every history of %s linearizable under %s", r.ID, c.fault)
+				}
+				if v.Visualization == "" {
+					t.Errorf("no visualisation written")
+				}
+				t.Log(v.Detail)
+				return
+			}
+			t.Fatalf("no race %s", c.race)
+		})
+	}
+}

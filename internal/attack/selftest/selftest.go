@@ -1,0 +1,125 @@
+// Package selftest is sifu's mutation self-test: it runs a suite against
+// every mutant of its reference (the reference with one planted fault) and
+// reports which mutants the suite kills. A surviving mutant is a missing or
+// weak check; the answer is a new check, never deleting the mutant.
+package selftest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/runner"
+)
+
+// Mutant is a reference with one named fault planted.
+type Mutant struct {
+	Name   string
+	Target runner.Target
+}
+
+// Prober looks for a mutant beyond the scenarios and vectors, for example
+// with a short fuzz run. It returns a one-line description of what it
+// found, or "" when the mutant behaved like the oracle.
+type Prober func(ctx context.Context, m Mutant) (string, error)
+
+// Outcome is what the suite did to one mutant.
+type Outcome struct {
+	Mutant string `json:"mutant"`
+	Killed bool   `json:"killed"`
+	// KilledBy lists the checks that failed on the mutant, sorted.
+	KilledBy []string `json:"killed_by,omitempty"`
+	// Probe is what the prober found, if anything.
+	Probe string `json:"probe,omitempty"`
+	// Broken lists checks that ended in timeout or harness_error: a mutant
+	// that breaks the harness is killed, but it deserves a look.
+	Broken []string `json:"broken,omitempty"`
+}
+
+// Report is a self-test of one suite.
+type Report struct {
+	Suite    string    `json:"suite"`
+	Checks   int       `json:"checks"`
+	Outcomes []Outcome `json:"mutants"`
+	Killed   int       `json:"killed"`
+}
+
+// Score is the share of mutants killed, 0 to 1.
+func (r Report) Score() float64 {
+	if len(r.Outcomes) == 0 {
+		return 0
+	}
+	return float64(r.Killed) / float64(len(r.Outcomes))
+}
+
+// Survivors are the names of the mutants nothing killed.
+func (r Report) Survivors() []string {
+	var out []string
+	for _, o := range r.Outcomes {
+		if !o.Killed {
+			out = append(out, o.Mutant)
+		}
+	}
+	return out
+}
+
+// Run runs the plan against each mutant in turn (each run uses cfg's
+// concurrency), then the prober, which may find what the checks miss. The
+// checks first pass against the unmutated reference: a suite that fails
+// there proves nothing about mutants.
+// done, when set, is called after each mutant with how many of them are
+// done (a terminal's progress line).
+func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutants []Mutant, cfg runner.Config, probe Prober, done func(n, total int)) (Report, error) {
+	if len(mutants) == 0 {
+		return Report{}, &runner.UsageError{Msg: fmt.Sprintf("suite %s has no mutants to test", plan.Suite.Name)}
+	}
+	r := Report{Suite: plan.Suite.Name}
+	cfg.Target, cfg.TargetName = reference, "reference"
+	base, err := plan.Run(ctx, cfg)
+	if err != nil {
+		return r, err
+	}
+	r.Checks = len(base.Tests)
+	for _, t := range base.Tests {
+		if t.Status != engine.Pass && t.Status != engine.NotApplicable && t.Status != engine.Warn {
+			return r, fmt.Errorf("selftest: check %s is %s against the unmutated reference (%s); fix that first", t.ID, t.Status, t.Message)
+		}
+	}
+	for _, m := range mutants {
+		cfg.Target, cfg.TargetName = m.Target, "mutant "+m.Name
+		run, err := plan.Run(ctx, cfg)
+		if err != nil {
+			return r, fmt.Errorf("selftest: mutant %s: %w", m.Name, err)
+		}
+		o := Outcome{Mutant: m.Name}
+		for _, t := range run.Tests {
+			switch t.Status {
+			case engine.Fail:
+				o.KilledBy = append(o.KilledBy, t.ID)
+			case engine.Timeout, engine.HarnessError:
+				o.Broken = append(o.Broken, t.ID)
+			}
+		}
+		slices.Sort(o.KilledBy)
+		slices.Sort(o.Broken)
+		o.Killed = len(o.KilledBy) > 0 || len(o.Broken) > 0
+		if probe != nil {
+			found, err := probe(ctx, m)
+			if err != nil {
+				return r, fmt.Errorf("selftest: probing mutant %s: %w", m.Name, err)
+			}
+			if found != "" {
+				o.Probe, o.Killed = found, true
+			}
+		}
+		if o.Killed {
+			r.Killed++
+		}
+		r.Outcomes = append(r.Outcomes, o)
+		if done != nil {
+			done(len(r.Outcomes), len(mutants))
+		}
+	}
+	return r, ctx.Err()
+}

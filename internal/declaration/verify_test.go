@@ -1,0 +1,336 @@
+package declaration_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/knownfail"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
+	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+func sources() declaration.Sources {
+	s := kungfu.Suite
+	return declaration.Sources{FS: sifu.Assets, Catalogue: s.Catalogue, Features: s.Features, Vectors: s.Vectors}
+}
+
+func declareRun(t *testing.T, opts ...ref.Option) (string, *results.Run, *runner.Plan) {
+	t.Helper()
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu(opts...)
+		return k, func() {}, err
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: results.Harness{Name: "sifu", Version: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := declaration.Declare(dir, plan, sources(), run, nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, "conformance.json"), run, plan
+}
+
+func verify(t *testing.T, path string, plan *runner.Plan, opts declaration.VerifyOptions) []string {
+	t.Helper()
+	problems, err := declaration.Verify(context.Background(), path, plan, sources(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return problems
+}
+
+// TestDeclarationOfTheReferenceVerifies: the reference earns a complete
+// Full-profile statement that verify confirms; one flipped byte in the
+// transcript, or an edited claim, makes verify fail.
+func TestDeclarationOfTheReferenceVerifies(t *testing.T) {
+	path, _, plan := declareRun(t)
+	d, err := declaration.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Partial || !slices.Equal(d.Claimed, []string{"memory", "thread", "task", "full"}) {
+		t.Fatalf("the reference should claim every profile: claimed %v, unmet %v", d.Claimed, d.Unmet)
+	}
+	if problems := verify(t, path, plan, declaration.VerifyOptions{}); len(problems) > 0 {
+		t.Fatalf("verify: %v", problems)
+	}
+	transcript := filepath.Join(filepath.Dir(path), "transcript.jsonl")
+	raw, _ := os.ReadFile(transcript)
+	raw[len(raw)/2] ^= 1
+	os.WriteFile(transcript, raw, 0o644)
+	if problems := verify(t, path, plan, declaration.VerifyOptions{}); len(problems) == 0 {
+		t.Fatal("a flipped transcript byte went unnoticed")
+	}
+	raw[len(raw)/2] ^= 1
+	os.WriteFile(transcript, raw, 0o644)
+	edited, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(string(edited[:len(edited)/2])), 0o644)
+	if _, err := declaration.Read(path); err == nil {
+		t.Fatal("a truncated declaration was accepted")
+	}
+}
+
+// TestPlantedFaultMakesAPartialStatement: with a fault planted, the
+// statement is partial and lists exactly the rules the run found unmet.
+func TestPlantedFaultMakesAPartialStatement(t *testing.T) {
+	path, run, plan := declareRun(t, ref.WithFaults(ref.FaultExistenceLeak))
+	d, err := declaration.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failed []string
+	for _, r := range run.Rules {
+		if r.Status == results.RuleFail {
+			failed = append(failed, r.ID)
+		}
+	}
+	var unmet []string
+	for _, u := range d.Unmet {
+		unmet = append(unmet, u.ID)
+	}
+	slices.Sort(failed)
+	slices.Sort(unmet)
+	if !d.Partial || len(failed) == 0 || !slices.Equal(unmet, failed) || slices.Contains(d.Claimed, "memory") {
+		t.Fatalf("partial=%v claimed=%v unmet=%v failing rules=%v", d.Partial, d.Claimed, unmet, failed)
+	}
+	if problems := verify(t, path, plan, declaration.VerifyOptions{}); len(problems) > 0 {
+		t.Fatalf("a partial statement must verify too: %v", problems)
+	}
+}
+
+// forger edits a statement's evidence as someone who knows the format
+// would, and makes every hash agree again.
+type forger struct {
+	t    *testing.T
+	dir  string
+	run  *results.Run
+	decl map[string]any
+}
+
+func forge(t *testing.T, path string) *forger {
+	dir := filepath.Dir(path)
+	run, _, err := declaration.ReadResults(filepath.Join(dir, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &forger{t: t, dir: dir, run: run}
+	raw, _ := os.ReadFile(path)
+	if err := json.Unmarshal(raw, &f.decl); err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// transcript rewrites transcript.jsonl line by line.
+func (f *forger) transcript(edit func(n int, line map[string]any)) {
+	p := filepath.Join(f.dir, "transcript.jsonl")
+	raw, _ := os.ReadFile(p)
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	for i, l := range lines {
+		var m map[string]any
+		json.Unmarshal([]byte(l), &m)
+		edit(i+1, m)
+		b, _ := json.Marshal(m)
+		lines[i] = string(b)
+	}
+	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// seal recomputes every hash: the transcript's in results.json, and the
+// results' and transcript's in conformance.json.
+func (f *forger) seal() {
+	tr, _ := os.ReadFile(filepath.Join(f.dir, "transcript.jsonl"))
+	f.run.Transcript.SHA256 = declaration.Sum(tr)
+	var b strings.Builder
+	results.WriteJSON(&b, f.run)
+	os.WriteFile(filepath.Join(f.dir, "results.json"), []byte(b.String()), 0o644)
+	ev := f.decl["evidence"].(map[string]any)
+	ev["results"].(map[string]any)["sha256"] = declaration.Sum([]byte(b.String()))
+	ev["transcript"].(map[string]any)["sha256"] = f.run.Transcript.SHA256
+	raw, _ := json.MarshalIndent(f.decl, "", "  ")
+	os.WriteFile(filepath.Join(f.dir, "conformance.json"), append(raw, '\n'), 0o644)
+}
+
+// TestVerifyRejudgesTheTranscript: a recorded answer changed so that it no
+// longer satisfies its check, with every hash recomputed, fails verify with
+// a message naming the check and the transcript line.
+func TestVerifyRejudgesTheTranscript(t *testing.T) {
+	path, run, plan := declareRun(t)
+	// The answer to the first act that succeeded turns into a rejection.
+	var victim string
+	var line int
+	f := forge(t, path)
+	f.transcript(func(n int, m map[string]any) {
+		out, _ := m["outcome"].(map[string]any)
+		if victim == "" && m["op"] == "act" && out != nil && out["ok"] == true {
+			victim, line = m["test"].(string), n
+			m["outcome"] = map[string]any{"ok": false, "rejection": map[string]any{"reason": "forbidden", "next_step": "stop"}}
+		}
+	})
+	f.seal()
+	problems := verify(t, path, plan, declaration.VerifyOptions{})
+	want := "check " + victim + " (transcript line "
+	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, want) && strings.Contains(p, "results.json says pass") }) {
+		t.Fatalf("a forged answer in %s at line %d verified: %v", victim, line, problems)
+	}
+	_ = run
+}
+
+// TestVerifyRefusesAFlippedVerdict: in a partial statement, a failing check
+// flipped to pass (with the rule verdicts, summary and claims made to agree
+// and every hash recomputed) fails verify: the recorded answers still fail.
+func TestVerifyRefusesAFlippedVerdict(t *testing.T) {
+	path, _, plan := declareRun(t, ref.WithFaults(ref.FaultExistenceLeak))
+	f := forge(t, path)
+	var flipped string
+	for i := range f.run.Tests {
+		if f.run.Tests[i].Status == engine.Fail && flipped == "" {
+			flipped = f.run.Tests[i].ID
+			f.run.Tests[i].Status, f.run.Tests[i].Message, f.run.Tests[i].Step = engine.Pass, "", ""
+			f.run.Summary.Fail--
+			f.run.Summary.Pass++
+		}
+	}
+	if flipped == "" {
+		t.Fatal("the planted fault failed no check")
+	}
+	f.seal()
+	problems := verify(t, path, plan, declaration.VerifyOptions{})
+	if !slices.ContainsFunc(problems, func(p string) bool {
+		return strings.Contains(p, "check "+flipped) && strings.Contains(p, "results.json says pass, but the answers recorded in the transcript give fail")
+	}) {
+		t.Fatalf("a verdict flipped from fail to pass verified: %v", problems)
+	}
+}
+
+// TestVerifyComparesConformanceMD: an edited "Profiles claimed" line in
+// conformance.md fails verify.
+func TestVerifyComparesConformanceMD(t *testing.T) {
+	path, _, plan := declareRun(t)
+	md := filepath.Join(filepath.Dir(path), "conformance.md")
+	raw, _ := os.ReadFile(md)
+	edited := strings.Replace(string(raw), "| Profiles claimed | memory, thread, task, full |", "| Profiles claimed | memory, thread, task, full, premium |", 1)
+	if edited == string(raw) {
+		t.Fatal("the claims line was not found in conformance.md")
+	}
+	os.WriteFile(md, []byte(edited), 0o644)
+	problems := verify(t, path, plan, declaration.VerifyOptions{})
+	if !slices.ContainsFunc(problems, func(p string) bool {
+		return strings.Contains(p, "conformance.md does not say what conformance.json says")
+	}) {
+		t.Fatalf("an edited conformance.md verified: %v", problems)
+	}
+}
+
+// TestSignedStatementVerifiesOnlyWithItsKey: a statement signed with one
+// key verifies with its public key and fails with another one, and a
+// signed file changed afterwards fails it.
+func TestSignedStatementVerifiesOnlyWithItsKey(t *testing.T) {
+	path, _, plan := declareRun(t)
+	dir := filepath.Dir(path)
+	priv, pub, err := declaration.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, other, _ := declaration.GenerateKey()
+	if _, err := declaration.Sign(context.Background(), dir, priv); err != nil {
+		t.Fatal(err)
+	}
+	if problems := verify(t, path, plan, declaration.VerifyOptions{PublicKey: pub}); len(problems) > 0 {
+		t.Fatalf("a signed statement does not verify with its key: %v", problems)
+	}
+	problems := verify(t, path, plan, declaration.VerifyOptions{PublicKey: other})
+	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "the signature does not verify") }) {
+		t.Fatalf("another key verified the signature: %v", problems)
+	}
+	junit := filepath.Join(dir, "junit.xml")
+	raw, _ := os.ReadFile(junit)
+	os.WriteFile(junit, append(raw, ' '), 0o644)
+	problems = verify(t, path, plan, declaration.VerifyOptions{PublicKey: pub})
+	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "junit.xml has sha256") }) {
+		t.Fatalf("a signed file changed after signing verified: %v", problems)
+	}
+	if _, err := declaration.Sign(context.Background(), dir, pub); err == nil {
+		t.Fatal("a public key signed a statement")
+	}
+}
+
+// TestVerifyAppliesTheExpectationsAgain: a statement of a failing run whose
+// failures an expectations file excuses verifies; results.json edited to
+// excuse a failure the file does not list fails verify.
+func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu(ref.WithFaults(ref.FaultExistenceLeak))
+		return k, func() {}, err
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: results.Harness{Name: "sifu", Version: "test"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var failing []string
+	for _, tc := range run.Tests {
+		if tc.Status == engine.Fail {
+			failing = append(failing, tc.ID)
+		}
+	}
+	if len(failing) < 2 {
+		t.Fatalf("want two failing checks, got %v", failing)
+	}
+	// The file excuses all but the last failure.
+	file := &knownfail.File{Suite: "kungfu"}
+	for _, id := range failing[:len(failing)-1] {
+		file.ExpectedFailures = append(file.ExpectedFailures, knownfail.Entry{ID: id, Reason: "a known leak"})
+	}
+	raw, _ := knownfail.Marshal(file)
+	ids := make([]string, len(plan.Checks))
+	for i, c := range plan.Checks {
+		ids[i] = c.ID
+	}
+	if err := knownfail.Apply(file, raw, "sifu.expect.yaml", run, plan.Catalogue, ids); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if _, err := declaration.Declare(dir, plan, sources(), run, raw, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "conformance.json")
+	if problems := verify(t, path, plan, declaration.VerifyOptions{}); len(problems) > 0 {
+		t.Fatalf("a statement with expectations does not verify: %v", problems)
+	}
+	f := forge(t, path)
+	last := failing[len(failing)-1]
+	for i := range f.run.Tests {
+		if f.run.Tests[i].ID == last {
+			f.run.Tests[i].Expected = &results.Expected{Entry: last, Reason: "a known leak"}
+			f.run.Summary.ExpectedFail++
+		}
+	}
+	f.seal()
+	problems := verify(t, path, plan, declaration.VerifyOptions{})
+	if !slices.ContainsFunc(problems, func(p string) bool {
+		return strings.Contains(p, "check "+last+": the expectations file marks it not expected")
+	}) {
+		t.Fatalf("a failure excused in results.json alone verified: %v", problems)
+	}
+}

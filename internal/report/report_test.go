@@ -1,0 +1,206 @@
+package report_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/net/html"
+
+	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/report"
+	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/runner"
+	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+func suites(t *testing.T) report.Suites {
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := kungfu.Suite
+	src := declaration.Sources{FS: sifu.Assets, Catalogue: s.Catalogue, Features: s.Features, Vectors: s.Vectors}
+	return func(name string) (*runner.Plan, declaration.Sources, error) {
+		if name != "kungfu" {
+			t.Fatalf("unexpected suite %s", name)
+		}
+		return plan, src, nil
+	}
+}
+
+// statement runs the Kungfu memory profile against the reference (with a
+// planted fault, when given) and declares it in a new directory; a run
+// with a fault is written as results only, since it is not declared.
+func statement(t *testing.T, dir string, at time.Time, faults ...ref.Fault) *results.Run {
+	t.Helper()
+	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
+		k, err := inproc.NewKungfu(ref.WithFaults(faults...))
+		return k, func() {}, err
+	}}
+	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Profiles: []string{"memory"},
+		Harness: results.Harness{Name: "sifu", Version: "test"}, Now: func() time.Time { return at }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := kungfu.Suite
+	src := declaration.Sources{FS: sifu.Assets, Catalogue: s.Catalogue, Features: s.Features, Vectors: s.Vectors}
+	if _, err := declaration.Declare(dir, plan, src, run, nil, at); err != nil {
+		t.Fatal(err)
+	}
+	return run
+}
+
+// site makes a report of two runs of the reference: one plain, one with a
+// planted fault and later, so that the page has failures and a diff.
+func site(t *testing.T) (dir string, good, bad *results.Run) {
+	t.Helper()
+	root := t.TempDir()
+	good = statement(t, filepath.Join(root, "good"), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	bad = statement(t, filepath.Join(root, "bad"), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), ref.FaultExistenceLeak)
+	dir = filepath.Join(root, "site")
+	if _, err := report.Make(context.Background(), dir, []string{filepath.Join(root, "good"), filepath.Join(root, "bad"), filepath.Join(root, "good", "junit.xml")}, suites(t)); err != nil {
+		t.Fatal(err)
+	}
+	return dir, good, bad
+}
+
+// TestPageIsWellFormedAndAccessible parses the page as a browser does and
+// checks its structure: one h1 and headings that do not skip a level;
+// every table with a caption and header cells with a scope; every select
+// inside a label; every button with a name; unique ids.
+func TestPageIsWellFormedAndAccessible(t *testing.T) {
+	dir, _, _ := site(t)
+	raw, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := html.Parse(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids, h1, level := map[string]bool{}, 0, 0
+	var walk func(n *html.Node, inLabel bool)
+	walk = func(n *html.Node, inLabel bool) {
+		if n.Type == html.ElementNode {
+			attr := map[string]string{}
+			for _, a := range n.Attr {
+				attr[a.Key] = a.Val
+			}
+			if id, ok := attr["id"]; ok {
+				if ids[id] {
+					t.Errorf("id %q is used twice", id)
+				}
+				ids[id] = true
+			}
+			switch n.Data {
+			case "h1", "h2", "h3", "h4", "h5", "h6":
+				l := int(n.Data[1] - '0')
+				if l == 1 {
+					h1++
+				}
+				if l > level+1 {
+					t.Errorf("<%s> %q follows <h%d>: a heading level is skipped", n.Data, text(n), level)
+				}
+				level = l
+			case "table":
+				if first := firstElement(n); first == nil || first.Data != "caption" {
+					t.Errorf("a table has no caption")
+				}
+			case "th":
+				if attr["scope"] != "col" && attr["scope"] != "row" {
+					t.Errorf("<th> %q has no scope", text(n))
+				}
+			case "select":
+				if !inLabel {
+					t.Errorf("a select is not inside a label")
+				}
+			case "button":
+				if strings.TrimSpace(text(n)) == "" && attr["aria-label"] == "" {
+					t.Errorf("a button has no name")
+				}
+			case "label":
+				inLabel = true
+			case "script", "link", "img", "iframe":
+				for _, k := range []string{"src", "href"} {
+					if v := attr[k]; strings.Contains(v, "//") {
+						t.Errorf("<%s %s=%q>: the page must load nothing from the network", n.Data, k, v)
+					}
+				}
+			}
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c, inLabel)
+		}
+	}
+	walk(doc, false)
+	if h1 != 1 {
+		t.Errorf("%d h1 headings, want one", h1)
+	}
+}
+
+func firstElement(n *html.Node) *html.Node {
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		if c.Type == html.ElementNode {
+			return c
+		}
+	}
+	return nil
+}
+
+func text(n *html.Node) string {
+	var b strings.Builder
+	var walk func(*html.Node)
+	walk = func(n *html.Node) {
+		if n.Type == html.TextNode {
+			b.WriteString(n.Data)
+		}
+		for c := n.FirstChild; c != nil; c = c.NextSibling {
+			walk(c)
+		}
+	}
+	walk(n)
+	return b.String()
+}
+
+// TestReportSkipsWhatIsNotARun: a file that is neither results.json nor
+// conformance.json, and a directory without runs, are skipped with the
+// reason; nothing to report at all is an error.
+func TestReportSkipsWhatIsNotARun(t *testing.T) {
+	empty := t.TempDir()
+	_, err := report.Make(context.Background(), filepath.Join(t.TempDir(), "site"), []string{empty}, suites(t))
+	if err == nil || !strings.Contains(err.Error(), "no run to report") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// TestStatementWithoutItsTranscript: a statement published as conformance.md
+// and results.json only (a peer's, whose transcript holds its own words)
+// is shown with the claims its results support, and as not verifiable.
+func TestStatementWithoutItsTranscript(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "peer")
+	statement(t, dir, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	os.Remove(filepath.Join(dir, "conformance.json"))
+	os.Remove(filepath.Join(dir, "transcript.jsonl"))
+	site := filepath.Join(root, "site")
+	if _, err := report.Make(context.Background(), site, []string{dir}, suites(t)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	for _, want := range []string{"claims memory", "verify cannot run"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+}

@@ -1,0 +1,149 @@
+package results
+
+import (
+	"bytes"
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sifu-dev/sifu/internal/engine"
+)
+
+func TestJUnitStatuses(t *testing.T) {
+	run := &Run{Suite: "kungfu", Tests: []Test{
+		{ID: "p", Status: engine.Pass}, {ID: "f", Status: engine.Fail, Message: "boom"},
+		{ID: "w", Status: engine.Warn}, {ID: "u", Status: engine.Untestable}, {ID: "n", Status: engine.NotApplicable},
+		{ID: "t", Status: engine.Timeout}, {ID: "h", Status: engine.HarnessError},
+	}}
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Suites[0]
+	// Only what fails the run is red: fail is a failure; untestable,
+	// timeout and harness_error are errors; warn and not_applicable skip.
+	if s.Tests != 7 || s.Failures != 1 || s.Errors != 3 || s.Skipped != 2 {
+		t.Fatalf("tests=%d failures=%d errors=%d skipped=%d", s.Tests, s.Failures, s.Errors, s.Skipped)
+	}
+}
+
+// TestJUnitExpectedFailuresAreSkipped: a failure the expectations file
+// expects is <skipped> with its entry and reason (the run exits 0, so the
+// CI must stay green); a stale entry is a failing case of its own.
+func TestJUnitExpectedFailuresAreSkipped(t *testing.T) {
+	run := &Run{Suite: "kcp", StartedAt: "2026-12-01T10:00:00Z", Tests: []Test{
+		{ID: "kcp/a/x", Source: "vectors/kcp/a.json#/checks/0", Status: engine.Fail, Message: "boom",
+			Expected: &Expected{Entry: "KCP-1", Reason: "upstream bug 12"}},
+		{ID: "kcp/b/y", Source: "features/kcp/b.feature:3", Status: engine.Pass},
+	}, Summary: Summary{Fail: 1, Pass: 1, ExpectedFail: 1, Stale: 1},
+		Expectations: &Expectations{File: "sifu.expect.yaml", Stale: []Expected{{Entry: "KCP-2", Reason: "fixed since"}}}}
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	var doc junitSuites
+	if err := xml.Unmarshal(b.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Suites[0]
+	if s.Failures != 1 || s.Skipped != 1 || s.Tests != 3 {
+		t.Fatalf("tests=%d failures=%d skipped=%d:\n%s", s.Tests, s.Failures, s.Skipped, b.String())
+	}
+	x := s.Cases[0]
+	if x.Failure != nil || x.Skipped == nil || !strings.Contains(x.Skipped.Message, "KCP-1") || !strings.Contains(x.Skipped.Message, "upstream bug 12") {
+		t.Errorf("the expected failure is not skipped with its reason: %+v", x)
+	}
+	stale := s.Cases[2]
+	if stale.Failure == nil || !strings.Contains(stale.Name, "KCP-2") {
+		t.Errorf("the stale entry is not a failure: %+v", stale)
+	}
+	if s.Cases[0].Classname != "sifu.kcp.a" || s.Cases[1].Classname != "sifu.kcp.b" {
+		t.Errorf("classnames %q %q, want one per check file", s.Cases[0].Classname, s.Cases[1].Classname)
+	}
+	if s.Timestamp != "2026-12-01T10:00:00" {
+		t.Errorf("timestamp %q", s.Timestamp)
+	}
+}
+
+// junitSchema is the shape of the strict JUnit schema CI tools validate
+// against (Jenkins' junit-10.xsd): the attributes and children each
+// element may have.
+var junitSchema = map[string]struct{ attrs, children []string }{
+	"testsuites": {[]string{"name", "time", "tests", "failures", "disabled", "errors"}, []string{"testsuite"}},
+	"testsuite": {[]string{"name", "tests", "failures", "errors", "time", "disabled", "skipped", "timestamp", "hostname", "id", "package"},
+		[]string{"properties", "testcase", "system-out", "system-err"}},
+	"properties": {nil, []string{"property"}},
+	"property":   {[]string{"name", "value"}, nil},
+	"testcase":   {[]string{"name", "assertions", "time", "classname", "status"}, []string{"skipped", "error", "failure", "system-out", "system-err"}},
+	"skipped":    {[]string{"message"}, nil},
+	"error":      {[]string{"message", "type"}, nil},
+	"failure":    {[]string{"message", "type"}, nil},
+	"system-out": {nil, nil},
+}
+
+// TestJUnitKeepsToTheStrictSchema walks every element of a report with
+// every status and checks it against junitSchema.
+func TestJUnitKeepsToTheStrictSchema(t *testing.T) {
+	run := &Run{Suite: "kungfu", StartedAt: "2026-12-01T10:00:00Z", Conditions: &Conditions{Mutant: "m"}, Tests: []Test{
+		{ID: "p", Source: "f.feature:1", Status: engine.Pass}, {ID: "f", Source: "v.json#/checks/1", Status: engine.Fail, Message: "boom\nmore"},
+		{ID: "w", Status: engine.Warn}, {ID: "u", Status: engine.Untestable}, {ID: "n", Status: engine.NotApplicable},
+		{ID: "t", Status: engine.Timeout}, {ID: "h", Status: engine.HarnessError},
+		{ID: "e", Status: engine.Fail, Expected: &Expected{Entry: "e", Reason: "r"}},
+	}, Expectations: &Expectations{Stale: []Expected{{Entry: "s", Reason: "r"}}}}
+	var b bytes.Buffer
+	if err := WriteJUnit(&b, run); err != nil {
+		t.Fatal(err)
+	}
+	dec := xml.NewDecoder(&b)
+	var stack []string
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			break
+		}
+		switch el := tok.(type) {
+		case xml.StartElement:
+			name := el.Name.Local
+			shape, known := junitSchema[name]
+			if !known {
+				t.Errorf("element <%s> is not in the schema", name)
+			}
+			if len(stack) > 0 && !slices.Contains(junitSchema[stack[len(stack)-1]].children, name) {
+				t.Errorf("<%s> may not hold <%s>", stack[len(stack)-1], name)
+			}
+			for _, a := range el.Attr {
+				if !slices.Contains(shape.attrs, a.Name.Local) {
+					t.Errorf("<%s> may not carry %s=%q", name, a.Name.Local, a.Value)
+				}
+			}
+			stack = append(stack, name)
+		case xml.EndElement:
+			stack = stack[:len(stack)-1]
+		}
+	}
+}
+
+func TestTranscriptIsRedactedAndHashed(t *testing.T) {
+	run := &Run{Suite: "kungfu", Tests: []Test{{ID: "a", Status: engine.Pass, Transcript: []engine.Exchange{
+		{Source: "x", Op: engine.OpAct, Name: "thread.admit", Outcome: &engine.Outcome{OK: true, Result: map[string]any{"secret": "kfs_top", "thread": "t"}}},
+		{Source: "y", Op: engine.OpRead, Name: "thread"},
+	}}}}
+	dir := t.TempDir()
+	if err := WriteDir(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
+	if strings.Contains(string(raw), "kfs_top") || !strings.Contains(string(raw), `"secret":"[redacted]"`) {
+		t.Fatalf("secret not redacted: %s", raw)
+	}
+	if run.Tests[0].Lines == nil || *run.Tests[0].Lines != (LineRange{From: 1, To: 2}) || run.Transcript.Lines != 2 {
+		t.Fatalf("line ranges: %+v %+v", run.Tests[0].Lines, run.Transcript)
+	}
+}

@@ -1,0 +1,45 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/results"
+)
+
+// silentTarget never answers its hello: it waits for the context.
+type silentTarget struct{}
+
+func (silentTarget) Describe(ctx context.Context) (results.Target, error) {
+	<-ctx.Done()
+	return results.Target{}, ctx.Err()
+}
+
+func (silentTarget) NewExecutor(context.Context) (engine.Executor, func(), error) {
+	return nil, nil, errors.New("never reached")
+}
+
+// TestSilentHelloIsBounded: a target that never answers its hello ends the
+// run within the check timeout, as an unreachable target, before any check.
+func TestSilentHelloIsBounded(t *testing.T) {
+	done := make(chan error, 1)
+	go func() {
+		_, err := (&Plan{}).Run(context.Background(), Config{Target: silentTarget{}, TargetName: "stdio", Timeout: 50 * time.Millisecond})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		var ue *UnreachableError
+		if !errors.As(err, &ue) || ue.Target != "stdio" {
+			t.Fatalf("got %v, want an UnreachableError for stdio", err)
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("the error does not say the hello timed out: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run was still waiting for the hello after 10s with --timeout 50ms")
+	}
+}
