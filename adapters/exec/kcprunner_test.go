@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
-	"github.com/sifu-dev/sifu/reference/kcp/kcpcli"
+	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 

@@ -13,14 +13,14 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
 // BenchmarkActOverHTTP measures keyed actions through the HTTP adapter and
 // server over loopback, with parallel clients.
 func BenchmarkActOverHTTP(b *testing.B) {
-	target, err := inproc.NewKungfu(ref.WithLimits(ref.Limits{MaxContentBytes: 1 << 10}))
+	target, err := inproc.NewKungfu(kungfuref.WithLimits(kungfuref.Limits{MaxContentBytes: 1 << 10}))
 	if err != nil {
 		b.Fatal(err)
 	}

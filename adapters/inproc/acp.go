@@ -5,7 +5,7 @@ import (
 	"context"
 	"time"
 
-	refacp "github.com/sifu-dev/sifu/reference/acp"
+	"github.com/sifu-dev/sifu/reference/acpref"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
@@ -14,7 +14,7 @@ import (
 // check's clock, and with virtual time for wait: a timeout passes at once
 // when it is not the participant's turn, since nobody else acts meanwhile.
 type ACP struct {
-	Faults []refacp.Fault
+	Faults []acpref.Fault
 }
 
 // Hello describes the reference.
@@ -27,7 +27,7 @@ func (a ACP) run(ctx context.Context, c acp.Call, args ...string) (acp.Answer, e
 	if now.IsZero() {
 		now = time.Now()
 	}
-	tools := refacp.New(refacp.Options{
+	tools := acpref.New(acpref.Options{
 		Now:    func() time.Time { return now },
 		Compat: c.Compat,
 		Faults: a.Faults,

@@ -7,7 +7,7 @@ import (
 	"net/http"
 	"time"
 
-	refak "github.com/sifu-dev/sifu/reference/agentkit"
+	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
 
@@ -16,7 +16,7 @@ import (
 // sifu wrote. A restart builds a new gateway over the same directory, and so
 // the same suspend journal.
 type AgentKit struct {
-	Faults []refak.Fault
+	Faults []agentkitref.Fault
 	// Now stamps generated session ids; nil is the wall clock.
 	Now func() time.Time
 }
@@ -39,11 +39,11 @@ func (s *server) Stop() error { return s.srv.Close() }
 // Launch assembles the configuration in dir; a broken one fails as a
 // gateway process would, with exit status 1 and the message.
 func (a AgentKit) Launch(_ context.Context, dir, addr string) (agentkit.Instance, error) {
-	app, err := refak.LoadDir(dir, a.Faults)
+	app, err := agentkitref.LoadDir(dir, a.Faults)
 	if err != nil {
 		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
 	}
-	g, err := refak.New(app, refak.Options{WorkDir: dir, Faults: a.Faults, Now: a.Now})
+	g, err := agentkitref.New(app, agentkitref.Options{WorkDir: dir, Faults: a.Faults, Now: a.Now})
 	if err != nil {
 		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
 	}

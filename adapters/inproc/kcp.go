@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	refkcp "github.com/sifu-dev/sifu/reference/kcp"
-	"github.com/sifu-dev/sifu/reference/kcp/kcpcli"
+	"github.com/sifu-dev/sifu/reference/kcpref"
+	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
@@ -19,7 +19,7 @@ import (
 // command line (reference/kcp/kcpcli) to kcp.CommandLine.
 type KCP struct {
 	// Faults are planted in every plan (reference/kcp/faults.go).
-	Faults []refkcp.Fault
+	Faults []kcpref.Fault
 }
 
 // Hello describes the reference planner.
@@ -30,18 +30,18 @@ func (KCP) Hello(context.Context) (kcp.Hello, error) {
 // Plan parses the manifest (its source the vector's name, as kcp-agent's
 // vector runner sets it), plans, and returns the library plan.
 func (k KCP) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any, error) {
-	m, err := refkcp.ParseManifest([]byte(req.Manifest))
+	m, err := kcpref.ParseManifest([]byte(req.Manifest))
 	if err != nil {
 		return nil, &kcp.Refusal{Message: err.Error()}
 	}
 	m.Source = req.Name
-	var opts refkcp.Options
+	var opts kcpref.Options
 	if err := recode(req.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
 	opts.Faults = k.Faults
 	var plan map[string]any
-	if err := json.Unmarshal(refkcp.PlanObject(refkcp.Plan(req.Task, m, opts)), &plan); err != nil {
+	if err := json.Unmarshal(kcpref.PlanObject(kcpref.Plan(req.Task, m, opts)), &plan); err != nil {
 		return nil, fmt.Errorf("the plan JSON: %w", err)
 	}
 	return plan, nil
@@ -72,7 +72,7 @@ func (k KCP) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error
 // Assess runs the confidence gate, with the vector's fixed evaluator result
 // or error as the judge, and returns its verdict.
 func (k KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, error) {
-	var opts refkcp.AssessOptions
+	var opts kcpref.AssessOptions
 	if err := recode(req.Options, &opts); err != nil {
 		return nil, fmt.Errorf("options: %w", err)
 	}
@@ -80,21 +80,21 @@ func (k KCP) Assess(_ context.Context, req kcp.AssessRequest) (map[string]any, e
 	switch {
 	case req.EvaluatorError != nil:
 		msg := *req.EvaluatorError
-		opts.Evaluator = func(string, string, []refkcp.Unit) (refkcp.Judgement, error) {
-			return refkcp.Judgement{}, errors.New(msg)
+		opts.Evaluator = func(string, string, []kcpref.Unit) (kcpref.Judgement, error) {
+			return kcpref.Judgement{}, errors.New(msg)
 		}
 	case req.Evaluator != nil:
-		var j refkcp.Judgement
+		var j kcpref.Judgement
 		if err := recode(req.Evaluator, &j); err != nil {
 			return nil, fmt.Errorf("evaluator: %w", err)
 		}
-		opts.Evaluator = func(string, string, []refkcp.Unit) (refkcp.Judgement, error) { return j, nil }
+		opts.Evaluator = func(string, string, []kcpref.Unit) (kcpref.Judgement, error) { return j, nil }
 	}
-	var units []refkcp.Unit
+	var units []kcpref.Unit
 	if err := recode(req.Units, &units); err != nil {
 		return nil, fmt.Errorf("units: %w", err)
 	}
-	v, err := refkcp.Assess(req.Task, req.Answer, units, opts)
+	v, err := kcpref.Assess(req.Task, req.Answer, units, opts)
 	if err != nil {
 		return nil, &kcp.Refusal{Message: err.Error()}
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -20,21 +20,23 @@ type Kungfu struct {
 	// mu is held for reading by every call and for writing by a restart,
 	// so no call runs on a service that a restart has replaced.
 	mu    sync.RWMutex
-	svc   *ref.Service
-	clock *ref.ManualClock
-	opts  []ref.Option
+	svc   *kungfuref.Service
+	clock *kungfuref.ManualClock
+	opts  []kungfuref.Option
 }
 
 // NewKungfu starts a reference service with a virtual clock and an
 // in-memory fact store. Extra options (a durable store, planted faults)
 // override the defaults and are kept across restarts.
-func NewKungfu(opts ...ref.Option) (*Kungfu, error) { return newKungfuAt(ref.Epoch, opts...) }
+func NewKungfu(opts ...kungfuref.Option) (*Kungfu, error) {
+	return newKungfuAt(kungfuref.Epoch, opts...)
+}
 
 // newKungfuAt is NewKungfu with the virtual clock starting at start.
-func newKungfuAt(start time.Time, opts ...ref.Option) (*Kungfu, error) {
-	clock := ref.NewManualClock(start)
-	all := append([]ref.Option{ref.WithClock(clock), ref.WithStore(&ref.MemoryStore{})}, opts...)
-	svc, err := ref.New(all...)
+func newKungfuAt(start time.Time, opts ...kungfuref.Option) (*Kungfu, error) {
+	clock := kungfuref.NewManualClock(start)
+	all := append([]kungfuref.Option{kungfuref.WithClock(clock), kungfuref.WithStore(&kungfuref.MemoryStore{})}, opts...)
+	svc, err := kungfuref.New(all...)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +68,7 @@ func (k *Kungfu) Hello(context.Context) (kungfu.Hello, error) {
 func (k *Kungfu) Act(_ context.Context, a kungfu.Action) (kungfu.Response, error) {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	return response(k.svc.Act(ref.Request{Agent: a.Agent, Action: a.Name, Key: a.Key, Params: a.Params})), nil
+	return response(k.svc.Act(kungfuref.Request{Agent: a.Agent, Action: a.Name, Key: a.Key, Params: a.Params})), nil
 }
 
 // Read answers a view.
@@ -113,7 +115,7 @@ func (k *Kungfu) Control(ctx context.Context, c kungfu.Control) (kungfu.Response
 func (k *Kungfu) restart() (kungfu.Response, error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	svc, err := ref.New(k.opts...)
+	svc, err := kungfuref.New(k.opts...)
 	if err != nil {
 		return kungfu.Response{}, fmt.Errorf("restart: %w", err)
 	}
@@ -144,7 +146,7 @@ func refused(reason, msg string) kungfu.Response {
 	return kungfu.Response{Rejection: &kungfu.Rejection{Reason: reason, NextStep: "stop", Message: msg}}
 }
 
-func response(r ref.Response) kungfu.Response {
+func response(r kungfuref.Response) kungfu.Response {
 	if r.Rejection != nil {
 		return kungfu.Response{Rejection: &kungfu.Rejection{Reason: r.Rejection.Reason, NextStep: r.Rejection.NextStep, Message: r.Rejection.Message}}
 	}

@@ -9,33 +9,33 @@ import (
 	"sync"
 	"time"
 
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
 // Logs keeps one fact log per scope: the default scope "" and any number
 // of named ones. sqlitestore.Store is one; MemoryLogs another.
 type Logs interface {
-	Scope(name string) ref.Store
+	Scope(name string) kungfuref.Store
 	HasScope(name string) (bool, error)
 }
 
 // MemoryLogs keeps every scope's log in memory.
 type MemoryLogs struct {
 	mu   sync.Mutex
-	logs map[string]*ref.MemoryStore
+	logs map[string]*kungfuref.MemoryStore
 }
 
 // Scope returns the named scope's log, creating it.
-func (m *MemoryLogs) Scope(name string) ref.Store {
+func (m *MemoryLogs) Scope(name string) kungfuref.Store {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.logs == nil {
-		m.logs = map[string]*ref.MemoryStore{}
+		m.logs = map[string]*kungfuref.MemoryStore{}
 	}
 	l, ok := m.logs[name]
 	if !ok {
-		l = &ref.MemoryStore{}
+		l = &kungfuref.MemoryStore{}
 		m.logs[name] = l
 	}
 	return l
@@ -58,7 +58,7 @@ func (m *MemoryLogs) HasScope(name string) (bool, error) {
 // scope's clock or restarting it leaves every other scope as it was.
 type KungfuScopes struct {
 	logs Logs
-	opts []ref.Option
+	opts []kungfuref.Option
 
 	mu     sync.Mutex
 	worlds map[string]*Kungfu
@@ -72,7 +72,7 @@ var ScopeName = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // NewKungfuScopes serves one reference per scope over logs; opts (planted
 // faults, limits) apply to every scope. The default scope starts at once,
 // rebuilding from its log.
-func NewKungfuScopes(logs Logs, opts ...ref.Option) (*KungfuScopes, error) {
+func NewKungfuScopes(logs Logs, opts ...kungfuref.Option) (*KungfuScopes, error) {
 	h := &KungfuScopes{logs: logs, opts: opts, worlds: map[string]*Kungfu{}}
 	if _, err := h.world("", true); err != nil {
 		return nil, err
@@ -95,11 +95,11 @@ func (h *KungfuScopes) world(scope string, create bool) (*Kungfu, error) {
 			return nil, err
 		}
 	}
-	opts := append([]ref.Option{ref.WithStore(h.logs.Scope(scope))}, h.opts...)
+	opts := append([]kungfuref.Option{kungfuref.WithStore(h.logs.Scope(scope))}, h.opts...)
 	if scope != "" {
-		opts = append(opts, ref.WithAgentSuffix("@"+scope))
+		opts = append(opts, kungfuref.WithAgentSuffix("@"+scope))
 	}
-	w, err := newKungfuAt(ref.Epoch.Add(h.moved), opts...)
+	w, err := newKungfuAt(kungfuref.Epoch.Add(h.moved), opts...)
 	if err != nil {
 		return nil, fmt.Errorf("scope %q: %w", scope, err)
 	}

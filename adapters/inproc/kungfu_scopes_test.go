@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/reference/kungfu/sqlitestore"
+	"github.com/sifu-dev/sifu/reference/kungfuref/sqlitestore"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 

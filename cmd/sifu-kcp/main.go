@@ -10,7 +10,7 @@ package main
 import (
 	"os"
 
-	"github.com/sifu-dev/sifu/reference/kcp/kcpcli"
+	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
 )
 
 func main() {

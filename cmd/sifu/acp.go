@@ -8,7 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	refacp "github.com/sifu-dev/sifu/reference/acp"
+	"github.com/sifu-dev/sifu/reference/acpref"
 )
 
 // Environment variables sifu acp honours, so a harness can make its runs
@@ -31,7 +31,7 @@ fixes the clock. See docs/acp.md.`,
 	}
 	for _, tool := range []string{"init", "append", "next", "wait", "validate"} {
 		cmd.AddCommand(&cobra.Command{
-			Use:                refacp.Usage[tool],
+			Use:                acpref.Usage[tool],
 			Short:              "ACP " + tool,
 			DisableFlagParsing: true,
 			RunE: func(c *cobra.Command, args []string) error {
@@ -50,8 +50,8 @@ fixes the clock. See docs/acp.md.`,
 	return cmd
 }
 
-func acpTools() (*refacp.Tools, error) {
-	opts := refacp.Options{Compat: os.Getenv(acpCompatEnv) == "1"}
+func acpTools() (*acpref.Tools, error) {
+	opts := acpref.Options{Compat: os.Getenv(acpCompatEnv) == "1"}
 	if v := strings.TrimSpace(os.Getenv(acpNowEnv)); v != "" {
 		now, err := time.Parse(time.RFC3339, v)
 		if err != nil {
@@ -59,5 +59,5 @@ func acpTools() (*refacp.Tools, error) {
 		}
 		opts.Now = func() time.Time { return now }
 	}
-	return refacp.New(opts), nil
+	return acpref.New(opts), nil
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu/internal/runner"
-	refak "github.com/sifu-dev/sifu/reference/agentkit"
+	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
 
@@ -35,13 +35,13 @@ until it is killed or interrupted. A configuration that breaks a rule exits
 controls).`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fs, err := refak.ParseFaults(faults)
+			fs, err := agentkitref.ParseFaults(faults)
 			if err != nil {
 				return usageErr(err.Error())
 			}
 			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			if err := refak.Serve(ctx, dir, fs); err != nil {
+			if err := agentkitref.Serve(ctx, dir, fs); err != nil {
 				return &exitError{code: exitFail, msg: "agentkit: " + err.Error()}
 			}
 			return nil

@@ -12,7 +12,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/engine"
-	refak "github.com/sifu-dev/sifu/reference/agentkit"
+	"github.com/sifu-dev/sifu/reference/agentkitref"
 )
 
 // akRules are the rules the process tests run: a restart, exactly-once,
@@ -211,7 +211,7 @@ func TestAgentKitAgainstARunningGateway(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- refak.Serve(ctx, dir, nil) }()
+	go func() { done <- agentkitref.Serve(ctx, dir, nil) }()
 	defer func() { cancel(); <-done }()
 	cfg := filepath.Join(dir, "target.yaml")
 	if err := os.WriteFile(cfg, []byte("stub_addr: "+stubAddr+"\n"), 0o644); err != nil {

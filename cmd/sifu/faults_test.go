@@ -15,7 +15,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 )
 
 // sifuCLI runs the command line in-process and returns its output and error.
@@ -71,11 +71,11 @@ func TestFaultRunInProcess(t *testing.T) {
 
 // serveReference serves the reference (with planted faults, if any) over
 // the HTTP binding in this process.
-func serveReference(t *testing.T, planted ...ref.Fault) string {
+func serveReference(t *testing.T, planted ...kungfuref.Fault) string {
 	t.Helper()
-	var opts []ref.Option
+	var opts []kungfuref.Option
 	if len(planted) > 0 {
-		opts = append(opts, ref.WithFaults(planted...))
+		opts = append(opts, kungfuref.WithFaults(planted...))
 	}
 	k, err := inproc.NewKungfu(opts...)
 	if err != nil {
@@ -96,7 +96,7 @@ func TestFaultRunOverHTTP(t *testing.T) {
 			t.Errorf("seed %s: %v\n%s", seed, err, out)
 		}
 	}
-	out, err := sifuCLI(t, "run", "-q", "--suite", "kungfu", "--target", "http", "--url", serveReference(t, ref.FaultReplayReexecutes), "--faults", "reset,drop-response,duplicate", "--fault-seed", "1")
+	out, err := sifuCLI(t, "run", "-q", "--suite", "kungfu", "--target", "http", "--url", serveReference(t, kungfuref.FaultReplayReexecutes), "--faults", "reset,drop-response,duplicate", "--fault-seed", "1")
 	var failed *failedError
 	if !errors.As(err, &failed) || strings.Contains(out, "harness_error") && !strings.Contains(out, " 0 harness_error") {
 		t.Errorf("a server that ignores keys must fail the fault run (exit 1) without harness errors: %v\n%s", err, out)

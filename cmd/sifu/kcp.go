@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/reference/kcp/kcpcli"
+	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
 )
 
 func newKCPCmd() *cobra.Command {

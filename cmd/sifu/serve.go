@@ -18,8 +18,8 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/adapters/stdio"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
-	"github.com/sifu-dev/sifu/reference/kungfu/sqlitestore"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
+	"github.com/sifu-dev/sifu/reference/kungfuref/sqlitestore"
 )
 
 func newServeCmd() *cobra.Command {
@@ -68,12 +68,12 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, 
 		return &runner.UsageError{Msg: fmt.Sprintf("--sync %q: use full or normal", syncMode)}
 	}
 	opts := httpwire.ServerOptions{}
-	var refOpts []ref.Option
+	var refOpts []kungfuref.Option
 	if fault != "" {
-		if !slices.Contains(ref.Faults, ref.Fault(fault)) {
+		if !slices.Contains(kungfuref.Faults, kungfuref.Fault(fault)) {
 			return &runner.UsageError{Msg: fmt.Sprintf("--fault %q is not a planted fault of the Kungfu reference; `sifu selftest --suite kungfu` lists them", fault)}
 		}
-		refOpts = append(refOpts, ref.WithFaults(ref.Fault(fault)))
+		refOpts = append(refOpts, kungfuref.WithFaults(kungfuref.Fault(fault)))
 	}
 	if tokenFile != "" {
 		raw, err := os.ReadFile(tokenFile)

@@ -12,7 +12,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
-	refacp "github.com/sifu-dev/sifu/reference/acp"
+	"github.com/sifu-dev/sifu/reference/acpref"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
@@ -21,12 +21,12 @@ func init() {
 		suite: acp.Suite,
 		targets: map[string]func(runFlags) (runner.Target, error){
 			"inproc": func(f runFlags) (runner.Target, error) {
-				var faults []refacp.Fault
+				var faults []acpref.Fault
 				if f.mutant != "" {
-					if !slices.Contains(refacp.Faults, refacp.Fault(f.mutant)) {
+					if !slices.Contains(acpref.Faults, acpref.Fault(f.mutant)) {
 						return nil, &runner.UsageError{Msg: fmt.Sprintf("--mutant %q is not a planted fault of the ACP reference; `sifu selftest --suite acp` lists them", f.mutant)}
 					}
-					faults = []refacp.Fault{refacp.Fault(f.mutant)}
+					faults = []acpref.Fault{acpref.Fault(f.mutant)}
 				}
 				return acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) {
 					return inproc.ACP{Faults: faults}, func() {}, nil
@@ -49,9 +49,9 @@ func init() {
 		fuzz:     acpFuzz,
 		mutants: func() []selftest.Mutant {
 			var out []selftest.Mutant
-			for _, f := range refacp.Faults {
+			for _, f := range acpref.Faults {
 				out = append(out, selftest.Mutant{Name: string(f), Target: acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) {
-					return inproc.ACP{Faults: []refacp.Fault{f}}, func() {}, nil
+					return inproc.ACP{Faults: []acpref.Fault{f}}, func() {}, nil
 				}}})
 			}
 			return out

@@ -18,7 +18,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
-	refak "github.com/sifu-dev/sifu/reference/agentkit"
+	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
@@ -42,7 +42,7 @@ func init() {
 // fault.
 func agentkitMutants() []selftest.Mutant {
 	var out []selftest.Mutant
-	for _, fault := range refak.Faults {
+	for _, fault := range agentkitref.Faults {
 		t, err := agentkitManaged(runFlags{target: "inproc", mutant: string(fault)})
 		if err != nil {
 			continue
@@ -154,7 +154,7 @@ func agentkitManaged(f runFlags) (runner.Target, error) {
 	client := gateway.NewClient(timeout)
 	var launcher agentkit.Launcher = inproc.AgentKit{}
 	if f.mutant != "" {
-		faults, err := refak.ParseFaults([]string{f.mutant})
+		faults, err := agentkitref.ParseFaults([]string{f.mutant})
 		if err != nil {
 			return nil, &runner.UsageError{Msg: "--mutant: " + err.Error()}
 		}

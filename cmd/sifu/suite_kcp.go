@@ -21,7 +21,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/kcpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
-	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
@@ -30,12 +30,12 @@ func init() {
 		suite: kcp.Suite,
 		targets: map[string]func(runFlags) (runner.Target, error){
 			"inproc": func(f runFlags) (runner.Target, error) {
-				var faults []refkcp.Fault
+				var faults []kcpref.Fault
 				if f.mutant != "" {
-					if !slices.Contains(refkcp.Faults, refkcp.Fault(f.mutant)) {
+					if !slices.Contains(kcpref.Faults, kcpref.Fault(f.mutant)) {
 						return nil, &runner.UsageError{Msg: fmt.Sprintf("--mutant %q is not a planted fault of the KCP reference; `sifu selftest --suite kcp` lists them", f.mutant)}
 					}
-					faults = []refkcp.Fault{refkcp.Fault(f.mutant)}
+					faults = []kcpref.Fault{kcpref.Fault(f.mutant)}
 				}
 				return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
 					return inproc.KCP{Faults: faults}, func() {}, nil
@@ -49,9 +49,9 @@ func init() {
 		fuzzFromChecks: true,
 		mutants: func() []selftest.Mutant {
 			var out []selftest.Mutant
-			for _, f := range refkcp.Faults {
+			for _, f := range kcpref.Faults {
 				out = append(out, selftest.Mutant{Name: string(f), Target: kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-					return inproc.KCP{Faults: []refkcp.Fault{f}}, func() {}, nil
+					return inproc.KCP{Faults: []kcpref.Fault{f}}, func() {}, nil
 				}}})
 			}
 			return out

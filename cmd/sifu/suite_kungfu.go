@@ -10,7 +10,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -19,12 +19,12 @@ func init() {
 		suite: kungfu.Suite,
 		targets: map[string]func(runFlags) (runner.Target, error){
 			"inproc": func(f runFlags) (runner.Target, error) {
-				var opts []ref.Option
+				var opts []kungfuref.Option
 				if f.mutant != "" {
-					if !slices.Contains(ref.Faults, ref.Fault(f.mutant)) {
+					if !slices.Contains(kungfuref.Faults, kungfuref.Fault(f.mutant)) {
 						return nil, &runner.UsageError{Msg: fmt.Sprintf("--mutant %q is not a planted fault of the Kungfu reference; `sifu selftest --suite kungfu` lists them", f.mutant)}
 					}
-					opts = append(opts, ref.WithFaults(ref.Fault(f.mutant)))
+					opts = append(opts, kungfuref.WithFaults(kungfuref.Fault(f.mutant)))
 				}
 				return faulted(f, kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
 					t, err := inproc.NewKungfu(opts...)
@@ -45,9 +45,9 @@ func init() {
 // kungfuMutants are the in-process reference with each planted fault.
 func kungfuMutants() []selftest.Mutant {
 	var out []selftest.Mutant
-	for _, f := range ref.Faults {
+	for _, f := range kungfuref.Faults {
 		out = append(out, selftest.Mutant{Name: string(f), Target: kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-			t, err := inproc.NewKungfu(ref.WithFaults(f))
+			t, err := inproc.NewKungfu(kungfuref.WithFaults(f))
 			return t, func() {}, err
 		}}})
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/knownfail"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -26,7 +26,7 @@ func sources() declaration.Sources {
 	return declaration.Sources{FS: sifu.Assets, Catalogue: s.Catalogue, Features: s.Features, Vectors: s.Vectors}
 }
 
-func declareRun(t *testing.T, opts ...ref.Option) (string, *results.Run, *runner.Plan) {
+func declareRun(t *testing.T, opts ...kungfuref.Option) (string, *results.Run, *runner.Plan) {
 	t.Helper()
 	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
 	if err != nil {
@@ -90,7 +90,7 @@ func TestDeclarationOfTheReferenceVerifies(t *testing.T) {
 // TestPlantedFaultMakesAPartialStatement: with a fault planted, the
 // statement is partial and lists exactly the rules the run found unmet.
 func TestPlantedFaultMakesAPartialStatement(t *testing.T) {
-	path, run, plan := declareRun(t, ref.WithFaults(ref.FaultExistenceLeak))
+	path, run, plan := declareRun(t, kungfuref.WithFaults(kungfuref.FaultExistenceLeak))
 	d, err := declaration.Read(path)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +197,7 @@ func TestVerifyRejudgesTheTranscript(t *testing.T) {
 // flipped to pass (with the rule verdicts, summary and claims made to agree
 // and every hash recomputed) fails verify: the recorded answers still fail.
 func TestVerifyRefusesAFlippedVerdict(t *testing.T) {
-	path, _, plan := declareRun(t, ref.WithFaults(ref.FaultExistenceLeak))
+	path, _, plan := declareRun(t, kungfuref.WithFaults(kungfuref.FaultExistenceLeak))
 	f := forge(t, path)
 	var flipped string
 	for i := range f.run.Tests {
@@ -281,7 +281,7 @@ func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(ref.WithFaults(ref.FaultExistenceLeak))
+		k, err := inproc.NewKungfu(kungfuref.WithFaults(kungfuref.FaultExistenceLeak))
 		return k, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: results.Harness{Name: "sifu", Version: "test"}})

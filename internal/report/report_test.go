@@ -16,7 +16,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/report"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -38,14 +38,14 @@ func suites(t *testing.T) report.Suites {
 // statement runs the Kungfu memory profile against the reference (with a
 // planted fault, when given) and declares it in a new directory; a run
 // with a fault is written as results only, since it is not declared.
-func statement(t *testing.T, dir string, at time.Time, faults ...ref.Fault) *results.Run {
+func statement(t *testing.T, dir string, at time.Time, faults ...kungfuref.Fault) *results.Run {
 	t.Helper()
 	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
 	if err != nil {
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(ref.WithFaults(faults...))
+		k, err := inproc.NewKungfu(kungfuref.WithFaults(faults...))
 		return k, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Profiles: []string{"memory"},
@@ -67,7 +67,7 @@ func site(t *testing.T) (dir string, good, bad *results.Run) {
 	t.Helper()
 	root := t.TempDir()
 	good = statement(t, filepath.Join(root, "good"), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	bad = statement(t, filepath.Join(root, "bad"), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), ref.FaultExistenceLeak)
+	bad = statement(t, filepath.Join(root, "bad"), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC), kungfuref.FaultExistenceLeak)
 	dir = filepath.Join(root, "site")
 	if _, err := report.Make(context.Background(), dir, []string{filepath.Join(root, "good"), filepath.Join(root, "bad"), filepath.Join(root, "good", "junit.xml")}, suites(t)); err != nil {
 		t.Fatal(err)

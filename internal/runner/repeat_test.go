@@ -11,7 +11,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
@@ -29,7 +29,7 @@ func TestRepeatFindsAVaryingOutcome(t *testing.T) {
 		t.Helper()
 		var target runner.Target = targetOf(inproc.KCP{})
 		if flaky {
-			target = &alternating{good: target, bad: targetOf(inproc.KCP{Faults: []refkcp.Fault{refkcp.FaultGatesSwapped}})}
+			target = &alternating{good: target, bad: targetOf(inproc.KCP{Faults: []kcpref.Fault{kcpref.FaultGatesSwapped}})}
 		}
 		r, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "t", Only: []string{check}, Concurrency: 1, Repeat: repeat})
 		if err != nil {

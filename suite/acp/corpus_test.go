@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	ref "github.com/sifu-dev/sifu/reference/acp"
+	"github.com/sifu-dev/sifu/reference/acpref"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
@@ -29,7 +29,7 @@ func TestCompatValidatorAgreesWithUpstreamOnTheCorpus(t *testing.T) {
 		t.Fatalf("the corpus has %d folders; keep at least 100", len(folders))
 	}
 	a, err := acp.Compare(folders, t.TempDir(), func(folder, schema string) int {
-		return ref.New(ref.Options{Compat: true, Schema: ref.Schema(schema), NoSync: true}).Validate(folder).Exit()
+		return acpref.New(acpref.Options{Compat: true, Schema: acpref.Schema(schema), NoSync: true}).Validate(folder).Exit()
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestCompatValidatorAgreesWithUpstreamOnTheCorpus(t *testing.T) {
 		t.Errorf("compat agreement %.2f %% is below 99 %%", a.Percent())
 	}
 	strict, err := acp.Compare(folders, t.TempDir(), func(folder, schema string) int {
-		return ref.New(ref.Options{Schema: ref.Schema(schema), NoSync: true}).Validate(folder).Exit()
+		return acpref.New(acpref.Options{Schema: acpref.Schema(schema), NoSync: true}).Validate(folder).Exit()
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -7,7 +7,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	steps "github.com/sifu-dev/sifu/steps/acp"
+	"github.com/sifu-dev/sifu/steps/acpsteps"
 )
 
 // Suite is where the ACP suite's data lives in sifu's assets.
@@ -17,7 +17,7 @@ var Suite = runner.Suite{
 	Features:      "features/acp",
 	Vectors:       "vectors/acp",
 	Schemas:       "vectors/schema",
-	Register:      steps.Register,
+	Register:      acpsteps.Register,
 	CompileVector: CompileVector,
 	Uses:          Uses,
 }

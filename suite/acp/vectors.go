@@ -14,7 +14,7 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/schema"
-	steps "github.com/sifu-dev/sifu/steps/acp"
+	"github.com/sifu-dev/sifu/steps/acpsteps"
 )
 
 // VectorSchema is the schema ACP vector files satisfy.
@@ -104,9 +104,9 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 		}
 		seen[vc.ID] = true
 		c := engine.Check{ID: "acp/" + stem + "/" + vc.ID, Kind: "vector", Title: vc.Title, Source: ptr, Rules: vc.Rules, Tags: vc.Tags}
-		v2 := vf.Schema == steps.V2
-		if v2 && !slices.Contains(c.Tags, steps.V2) {
-			c.Tags = append(slices.Clone(c.Tags), steps.V2)
+		v2 := vf.Schema == acpsteps.V2
+		if v2 && !slices.Contains(c.Tags, acpsteps.V2) {
+			c.Tags = append(slices.Clone(c.Tags), acpsteps.V2)
 		}
 		if vc.Fixture != "" {
 			files, err := readFixture(fsys, path.Join(path.Dir(file), FixturesDir, vc.Fixture))
@@ -120,9 +120,9 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 			if start == "" {
 				start = "drafting"
 			}
-			preset := steps.Preset
+			preset := acpsteps.Preset
 			if v2 {
-				preset = steps.PresetV2
+				preset = acpsteps.PresetV2
 			}
 			pre, err := preset(start, vc.Participants, nil)
 			if err != nil {
@@ -131,7 +131,7 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 			for _, s := range pre {
 				s.Source = ptr + "/start"
 				if v2 {
-					s = steps.WithSchema(s, steps.V2)
+					s = acpsteps.WithSchema(s, acpsteps.V2)
 				}
 				c.Steps = append(c.Steps, s)
 			}
@@ -142,7 +142,7 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 				return nil, err
 			}
 			if v2 {
-				s = steps.WithSchema(s, steps.V2)
+				s = acpsteps.WithSchema(s, acpsteps.V2)
 			}
 			c.Steps = append(c.Steps, s)
 		}
@@ -193,7 +193,7 @@ func compileCall(cl call, source string, v2 bool) (engine.Step, error) {
 	var s engine.Step
 	switch {
 	case cl.Init != nil:
-		participants, gates, objective := steps.DefaultParticipants, steps.DefaultGates, steps.DefaultObjective
+		participants, gates, objective := acpsteps.DefaultParticipants, acpsteps.DefaultGates, acpsteps.DefaultObjective
 		if cl.Init.Participants != nil {
 			participants = cl.Init.Participants
 		}
@@ -203,10 +203,10 @@ func compileCall(cl call, source string, v2 bool) (engine.Step, error) {
 		if cl.Init.Objective != nil {
 			objective = *cl.Init.Objective
 		}
-		s = steps.Init(participants, objective, gates, cl.Init.Resume)
+		s = acpsteps.Init(participants, objective, gates, cl.Init.Resume)
 		ptype := ""
 		if v2 {
-			ptype = steps.DefaultPrimaryType
+			ptype = acpsteps.DefaultPrimaryType
 		}
 		if cl.Init.PrimaryType != nil {
 			ptype = *cl.Init.PrimaryType
@@ -221,7 +221,7 @@ func compileCall(cl call, source string, v2 bool) (engine.Step, error) {
 			s.Params["primary_checks"] = anyList(cl.Init.PrimaryChecks)
 		}
 	case cl.Append != nil:
-		s = steps.Append(cl.Append.From, cl.Append.Event, cl.Append.ReplyTo, cl.Append.Doc)
+		s = acpsteps.Append(cl.Append.From, cl.Append.Event, cl.Append.ReplyTo, cl.Append.Doc)
 		if cl.Append.Summary != "" {
 			s.Params["summary"] = cl.Append.Summary
 		}
@@ -232,11 +232,11 @@ func compileCall(cl call, source string, v2 bool) (engine.Step, error) {
 			s.Params["sha256"] = cl.Append.SHA256
 		}
 	case cl.Next != "":
-		s = steps.Next(cl.Next)
+		s = acpsteps.Next(cl.Next)
 	case cl.Wait != nil:
-		s = steps.Wait(cl.Wait.Participant, cl.Wait.Timeout)
+		s = acpsteps.Wait(cl.Wait.Participant, cl.Wait.Timeout)
 	case cl.Validate != nil:
-		s = steps.Validate()
+		s = acpsteps.Validate()
 	case cl.Write != nil:
 		w := *cl.Write
 		s = engine.Step{Op: engine.OpControl, Name: "write", Params: w}
@@ -249,10 +249,10 @@ func compileCall(cl call, source string, v2 bool) (engine.Step, error) {
 			}
 			s.Steps = append(s.Steps, ss)
 		}
-		s.Steps = steps.AtOnce(s.Steps)
+		s.Steps = acpsteps.AtOnce(s.Steps)
 	}
 	if cl.Compat {
-		s = steps.Compat(s)
+		s = acpsteps.Compat(s)
 	}
 	s.Source = source
 	s.Text = cl.Comment

@@ -15,7 +15,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/internal/schema"
-	steps "github.com/sifu-dev/sifu/steps/agentkit"
+	"github.com/sifu-dev/sifu/steps/agentkitsteps"
 )
 
 // Suite is where the agent-kit suite's data lives in sifu's assets.
@@ -25,7 +25,7 @@ var Suite = runner.Suite{
 	Features:      "features/agentkit",
 	Vectors:       "vectors/agentkit",
 	Schemas:       "vectors/schema",
-	Register:      steps.Register,
+	Register:      agentkitsteps.Register,
 	CompileVector: CompileVector,
 }
 

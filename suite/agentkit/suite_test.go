@@ -15,7 +15,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/agentkit"
+	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
@@ -45,7 +45,7 @@ func setup(t testing.TB) (*stub.Server, *runner.Plan) {
 }
 
 // target runs the reference gateway in-process with planted faults.
-func target(t testing.TB, faults ...ref.Fault) runner.Target {
+func target(t testing.TB, faults ...agentkitref.Fault) runner.Target {
 	t.Helper()
 	srv, _ := setup(t)
 	client := gateway.NewClient(0)
@@ -92,77 +92,77 @@ func TestReferencePassesTheSuite(t *testing.T) {
 
 // negativeControls maps each planted fault to the rules whose checks must
 // catch it: a check that cannot fail is no evidence.
-var negativeControls = map[ref.Fault][]string{
-	ref.FaultEffectTwice:          {"AK-SUSPEND-09"},
-	ref.FaultSSENoDone:            {"AK-SSE-03", "AK-SSE-04"},
-	ref.FaultInflightReexecuted:   {"AK-SUSPEND-10"},
-	ref.FaultResumeAnySession:     {"AK-SUSPEND-03"},
-	ref.FaultWrongErrorText:       {"AK-HTTP-05", "AK-CTL-02", "AK-A2A-04"},
-	ref.FaultAcceptInvalidConfig:  {"AK-CONFIG-01"},
-	ref.FaultApprovalText:         {"AK-SUSPEND-06"},
-	ref.FaultA2AErrorStatus:       {"AK-A2A-03"},
-	ref.FaultLenientApprove:       {"AK-SUSPEND-08"},
-	ref.FaultHealthzBody:          {"AK-HTTP-01"},
-	ref.FaultNoSessionEcho:        {"AK-HTTP-02", "AK-SUSPEND-01"},
-	ref.FaultSessionFormat:        {"AK-HTTP-03"},
-	ref.FaultUnknownAgent500:      {"AK-HTTP-04"},
-	ref.FaultLongUserAccepted:     {"AK-HTTP-06"},
-	ref.FaultAnyMethod:            {"AK-HTTP-07"},
-	ref.FaultRunError200:          {"AK-HTTP-08", "AK-SUSPEND-12"},
-	ref.FaultNoAskUser:            {"AK-HTTP-09", "AK-SUSPEND-01"},
-	ref.FaultNoCacheHeader:        {"AK-SSE-01"},
-	ref.FaultErrorEvent:           {"AK-SSE-04"},
-	ref.FaultSSEAskFails:          {"AK-SSE-05"},
-	ref.FaultControl200:           {"AK-CTL-01"},
-	ref.FaultIgnoreInterrupt:      {"AK-CTL-03"},
-	ref.FaultA2ANoDescription:     {"AK-A2A-01"},
-	ref.FaultA2AResultKey:         {"AK-A2A-02"},
-	ref.FaultA2ASharedSession:     {"AK-A2A-05"},
-	ref.FaultWaitingNoSession:     {"AK-SUSPEND-01"},
-	ref.FaultNoResume:             {"AK-SUSPEND-02"},
-	ref.FaultForgetOnRestart:      {"AK-SUSPEND-04"},
-	ref.FaultStaleTurn:            {"AK-SUSPEND-05"},
-	ref.FaultStrictApprove:        {"AK-SUSPEND-07"},
-	ref.FaultDenyEndsTurn:         {"AK-SUSPEND-08"},
-	ref.FaultAutoAsks:             {"AK-SUSPEND-11"},
-	ref.FaultNoBudget:             {"AK-SUSPEND-12"},
-	ref.FaultLenientConfig:        {"AK-CONFIG-02", "AK-CONFIG-03", "AK-CONFIG-04", "AK-CONFIG-05", "AK-CONFIG-06", "AK-CONFIG-07", "AK-CONFIG-09", "AK-CONFIG-10", "AK-CONFIG-11", "AK-CONFIG-12"},
-	ref.FaultRejectBoundary:       {"AK-CONFIG-08"},
-	ref.FaultNoToolRename:         {"AK-HTTP-10"},
-	ref.FaultSSEBuffered:          {"AK-SSE-02"},
-	ref.FaultDivergentAnswer:      {"AK-SUSPEND-13"},
-	ref.FaultKeepDangerous:        {"AK-TOOL-06"},
-	ref.FaultUndeclaredArgs:       {"AK-TOOL-01", "AK-TOOL-02"},
-	ref.FaultToolErrorFails:       {"AK-TOOL-03"},
-	ref.FaultNoDedup:              {"AK-TOOL-08"},
-	ref.FaultRiskDefault:          {"AK-TOOL-05"},
-	ref.FaultArgsInBody:           {"AK-TOOL-04"},
-	ref.FaultTruncateBytes:        {"AK-TOOL-07"},
-	ref.FaultPolicyLastMatch:      {"AK-POLICY-02"},
-	ref.FaultPolicyIgnoresArgs:    {"AK-POLICY-01"},
-	ref.FaultPolicyRawArgs:        {"AK-POLICY-02"},
-	ref.FaultPolicyDenyAsks:       {"AK-POLICY-01"},
-	ref.FaultMemoryWithoutWindow:  {"AK-SESSION-02"},
-	ref.FaultNoSessionMemory:      {"AK-SESSION-01"},
-	ref.FaultMemoryAcrossSessions: {"AK-SESSION-01"},
-	ref.FaultNoRetry:              {"AK-RETRY-01"},
-	ref.FaultRetryDeterministic:   {"AK-RETRY-02"},
-	ref.FaultUnknownKeys:          {"AK-CONFIG-13"},
-	ref.FaultParamTypes:           {"AK-CONFIG-14"},
-	ref.FaultRiskLevels:           {"AK-CONFIG-14"},
-	ref.FaultSelfImport:           {"AK-CONFIG-15"},
-	ref.FaultNoDeliverables:       {"AK-HTTP-11"},
-	ref.FaultEffectKeyByTool:      {"AK-SUSPEND-14"},
-	ref.FaultApprovalByTool:       {"AK-SUSPEND-14"},
-	ref.FaultCanonicalArgs:        {"AK-SUSPEND-06"},
-	ref.FaultCJKUntrimmed:         {"AK-SUSPEND-07"},
-	ref.FaultUserRunes:            {"AK-HTTP-06"},
-	ref.FaultSessionKeyASCII:      {"AK-SUSPEND-03"},
-	ref.FaultStreamArgsFirst:      {"AK-SSE-03"},
-	ref.FaultAcceptExact:          {"AK-SSE-01"},
-	ref.FaultCoerceInput:          {"AK-HTTP-05"},
-	ref.FaultCorruptPending500:    {"AK-SUSPEND-15"},
-	ref.FaultNoSessionLock:        {"AK-SESSION-03"},
+var negativeControls = map[agentkitref.Fault][]string{
+	agentkitref.FaultEffectTwice:          {"AK-SUSPEND-09"},
+	agentkitref.FaultSSENoDone:            {"AK-SSE-03", "AK-SSE-04"},
+	agentkitref.FaultInflightReexecuted:   {"AK-SUSPEND-10"},
+	agentkitref.FaultResumeAnySession:     {"AK-SUSPEND-03"},
+	agentkitref.FaultWrongErrorText:       {"AK-HTTP-05", "AK-CTL-02", "AK-A2A-04"},
+	agentkitref.FaultAcceptInvalidConfig:  {"AK-CONFIG-01"},
+	agentkitref.FaultApprovalText:         {"AK-SUSPEND-06"},
+	agentkitref.FaultA2AErrorStatus:       {"AK-A2A-03"},
+	agentkitref.FaultLenientApprove:       {"AK-SUSPEND-08"},
+	agentkitref.FaultHealthzBody:          {"AK-HTTP-01"},
+	agentkitref.FaultNoSessionEcho:        {"AK-HTTP-02", "AK-SUSPEND-01"},
+	agentkitref.FaultSessionFormat:        {"AK-HTTP-03"},
+	agentkitref.FaultUnknownAgent500:      {"AK-HTTP-04"},
+	agentkitref.FaultLongUserAccepted:     {"AK-HTTP-06"},
+	agentkitref.FaultAnyMethod:            {"AK-HTTP-07"},
+	agentkitref.FaultRunError200:          {"AK-HTTP-08", "AK-SUSPEND-12"},
+	agentkitref.FaultNoAskUser:            {"AK-HTTP-09", "AK-SUSPEND-01"},
+	agentkitref.FaultNoCacheHeader:        {"AK-SSE-01"},
+	agentkitref.FaultErrorEvent:           {"AK-SSE-04"},
+	agentkitref.FaultSSEAskFails:          {"AK-SSE-05"},
+	agentkitref.FaultControl200:           {"AK-CTL-01"},
+	agentkitref.FaultIgnoreInterrupt:      {"AK-CTL-03"},
+	agentkitref.FaultA2ANoDescription:     {"AK-A2A-01"},
+	agentkitref.FaultA2AResultKey:         {"AK-A2A-02"},
+	agentkitref.FaultA2ASharedSession:     {"AK-A2A-05"},
+	agentkitref.FaultWaitingNoSession:     {"AK-SUSPEND-01"},
+	agentkitref.FaultNoResume:             {"AK-SUSPEND-02"},
+	agentkitref.FaultForgetOnRestart:      {"AK-SUSPEND-04"},
+	agentkitref.FaultStaleTurn:            {"AK-SUSPEND-05"},
+	agentkitref.FaultStrictApprove:        {"AK-SUSPEND-07"},
+	agentkitref.FaultDenyEndsTurn:         {"AK-SUSPEND-08"},
+	agentkitref.FaultAutoAsks:             {"AK-SUSPEND-11"},
+	agentkitref.FaultNoBudget:             {"AK-SUSPEND-12"},
+	agentkitref.FaultLenientConfig:        {"AK-CONFIG-02", "AK-CONFIG-03", "AK-CONFIG-04", "AK-CONFIG-05", "AK-CONFIG-06", "AK-CONFIG-07", "AK-CONFIG-09", "AK-CONFIG-10", "AK-CONFIG-11", "AK-CONFIG-12"},
+	agentkitref.FaultRejectBoundary:       {"AK-CONFIG-08"},
+	agentkitref.FaultNoToolRename:         {"AK-HTTP-10"},
+	agentkitref.FaultSSEBuffered:          {"AK-SSE-02"},
+	agentkitref.FaultDivergentAnswer:      {"AK-SUSPEND-13"},
+	agentkitref.FaultKeepDangerous:        {"AK-TOOL-06"},
+	agentkitref.FaultUndeclaredArgs:       {"AK-TOOL-01", "AK-TOOL-02"},
+	agentkitref.FaultToolErrorFails:       {"AK-TOOL-03"},
+	agentkitref.FaultNoDedup:              {"AK-TOOL-08"},
+	agentkitref.FaultRiskDefault:          {"AK-TOOL-05"},
+	agentkitref.FaultArgsInBody:           {"AK-TOOL-04"},
+	agentkitref.FaultTruncateBytes:        {"AK-TOOL-07"},
+	agentkitref.FaultPolicyLastMatch:      {"AK-POLICY-02"},
+	agentkitref.FaultPolicyIgnoresArgs:    {"AK-POLICY-01"},
+	agentkitref.FaultPolicyRawArgs:        {"AK-POLICY-02"},
+	agentkitref.FaultPolicyDenyAsks:       {"AK-POLICY-01"},
+	agentkitref.FaultMemoryWithoutWindow:  {"AK-SESSION-02"},
+	agentkitref.FaultNoSessionMemory:      {"AK-SESSION-01"},
+	agentkitref.FaultMemoryAcrossSessions: {"AK-SESSION-01"},
+	agentkitref.FaultNoRetry:              {"AK-RETRY-01"},
+	agentkitref.FaultRetryDeterministic:   {"AK-RETRY-02"},
+	agentkitref.FaultUnknownKeys:          {"AK-CONFIG-13"},
+	agentkitref.FaultParamTypes:           {"AK-CONFIG-14"},
+	agentkitref.FaultRiskLevels:           {"AK-CONFIG-14"},
+	agentkitref.FaultSelfImport:           {"AK-CONFIG-15"},
+	agentkitref.FaultNoDeliverables:       {"AK-HTTP-11"},
+	agentkitref.FaultEffectKeyByTool:      {"AK-SUSPEND-14"},
+	agentkitref.FaultApprovalByTool:       {"AK-SUSPEND-14"},
+	agentkitref.FaultCanonicalArgs:        {"AK-SUSPEND-06"},
+	agentkitref.FaultCJKUntrimmed:         {"AK-SUSPEND-07"},
+	agentkitref.FaultUserRunes:            {"AK-HTTP-06"},
+	agentkitref.FaultSessionKeyASCII:      {"AK-SUSPEND-03"},
+	agentkitref.FaultStreamArgsFirst:      {"AK-SSE-03"},
+	agentkitref.FaultAcceptExact:          {"AK-SSE-01"},
+	agentkitref.FaultCoerceInput:          {"AK-HTTP-05"},
+	agentkitref.FaultCorruptPending500:    {"AK-SUSPEND-15"},
+	agentkitref.FaultNoSessionLock:        {"AK-SESSION-03"},
 }
 
 // TestEveryMustRuleHasANegativeControl: each black-box MUST rule of the
@@ -189,7 +189,7 @@ func TestEveryMustRuleHasANegativeControl(t *testing.T) {
 // against the reference with that fault: every rule listed must have a
 // failing check, and nothing may end as a timeout or harness error.
 func TestEveryPlantedFaultIsCaught(t *testing.T) {
-	for _, f := range ref.Faults {
+	for _, f := range agentkitref.Faults {
 		rules, ok := negativeControls[f]
 		if !ok {
 			t.Errorf("fault %s has no negative control", f)

@@ -6,15 +6,15 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/runner"
-	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
 // corpusInput is one planner vector of the corpus, parsed ahead of time.
 type corpusInput struct {
 	task string
-	m    refkcp.Manifest
-	opts refkcp.Options
+	m    kcpref.Manifest
+	opts kcpref.Options
 }
 
 func loadCorpus(b *testing.B) []corpusInput {
@@ -28,11 +28,11 @@ func loadCorpus(b *testing.B) []corpusInput {
 			continue
 		}
 		p := c.Steps[0].Params
-		m, err := refkcp.ParseManifest([]byte(p["manifest"].(string)))
+		m, err := kcpref.ParseManifest([]byte(p["manifest"].(string)))
 		if err != nil {
 			continue
 		}
-		var opts refkcp.Options
+		var opts kcpref.Options
 		raw, _ := json.Marshal(p["options"])
 		if err := json.Unmarshal(raw, &opts); err != nil {
 			b.Fatal(err)
@@ -48,7 +48,7 @@ func BenchmarkCorpusPlanOnly(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		c := in[i%len(in)]
-		refkcp.Plan(c.task, c.m, c.opts)
+		kcpref.Plan(c.task, c.m, c.opts)
 	}
 }
 
@@ -66,6 +66,6 @@ func BenchmarkCorpusParseOnly(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
-		refkcp.ParseManifest(docs[i%len(docs)])
+		kcpref.ParseManifest(docs[i%len(docs)])
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
-	refkcp "github.com/sifu-dev/sifu/reference/kcp"
+	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
@@ -20,13 +20,13 @@ func TestChecksCatchPlantedFaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(refkcp.Faults) < 15 {
-		t.Fatalf("only %d planted faults", len(refkcp.Faults))
+	if len(kcpref.Faults) < 15 {
+		t.Fatalf("only %d planted faults", len(kcpref.Faults))
 	}
-	for _, fault := range refkcp.Faults {
+	for _, fault := range kcpref.Faults {
 		t.Run(string(fault), func(t *testing.T) {
 			target := kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-				return inproc.KCP{Faults: []refkcp.Fault{fault}}, func() {}, nil
+				return inproc.KCP{Faults: []kcpref.Fault{fault}}, func() {}, nil
 			}}
 			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "faulty", Tags: "~@slow"})
 			if err != nil {

@@ -6,7 +6,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	steps "github.com/sifu-dev/sifu/steps/kcp"
+	"github.com/sifu-dev/sifu/steps/kcpsteps"
 )
 
 // Suite is where the KCP suite's data lives in sifu's assets. Its vectors
@@ -17,7 +17,7 @@ var Suite = runner.Suite{
 	Features:      "features/kcp",
 	Vectors:       "vectors/kcp",
 	Schemas:       "vectors/schema",
-	Register:      steps.Register,
+	Register:      kcpsteps.Register,
 	CompileVector: CompileVector,
 }
 

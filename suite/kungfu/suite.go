@@ -11,7 +11,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	steps "github.com/sifu-dev/sifu/steps/kungfu"
+	"github.com/sifu-dev/sifu/steps/kungfusteps"
 )
 
 // Suite is where the Kungfu suite's data lives in sifu's assets.
@@ -21,7 +21,7 @@ var Suite = runner.Suite{
 	Features:  "features/kungfu",
 	Vectors:   "vectors/kungfu",
 	Schemas:   "vectors/schema",
-	Register:  steps.Register,
+	Register:  kungfusteps.Register,
 	Uses:      Uses,
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -27,9 +27,9 @@ func BenchmarkDecision(b *testing.B) {
 func BenchmarkKeyedAct(b *testing.B) {
 	for _, faults := range [][]faultproxy.Fault{nil, faultproxy.All} {
 		b.Run(fmt.Sprintf("faults=%s", faultproxy.String(faults)), func(b *testing.B) {
-			limits := ref.DefaultLimits
+			limits := kungfuref.DefaultLimits
 			limits.ActionsPerMinute = 0
-			k, err := inproc.NewKungfu(ref.WithLimits(limits))
+			k, err := inproc.NewKungfu(kungfuref.WithLimits(limits))
 			if err != nil {
 				b.Fatal(err)
 			}

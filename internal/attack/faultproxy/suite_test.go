@@ -14,7 +14,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -52,7 +52,7 @@ var loadPlan = sync.OnceValues(func() (*runner.Plan, error) { return runner.Load
 // faults, if any) behind the fault proxy. It returns the run, how many
 // requests reached the reference, how many the checks sent, and how often
 // the clock was asked to wait.
-func faultRun(t *testing.T, cfg faultproxy.Config, planted ...ref.Fault) (*results.Run, int64, int64, int64) {
+func faultRun(t *testing.T, cfg faultproxy.Config, planted ...kungfuref.Fault) (*results.Run, int64, int64, int64) {
 	t.Helper()
 	plan, err := loadPlan()
 	if err != nil {
@@ -62,9 +62,9 @@ func faultRun(t *testing.T, cfg faultproxy.Config, planted ...ref.Fault) (*resul
 	cfg.Clock = clock
 	var delivered atomic.Int64
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		var opts []ref.Option
+		var opts []kungfuref.Option
 		if len(planted) > 0 {
-			opts = append(opts, ref.WithFaults(planted...))
+			opts = append(opts, kungfuref.WithFaults(planted...))
 		}
 		k, err := inproc.NewKungfu(opts...)
 		if err != nil {
@@ -141,7 +141,7 @@ func TestFaultsCatchAnImplementationThatIgnoresKeys(t *testing.T) {
 	if len(repeatsNothing) != 2 {
 		t.Fatalf("the checks this test relies on were renamed: %v", repeatsNothing)
 	}
-	clean, _, _, _ := faultRun(t, faultproxy.Config{}, ref.FaultReplayReexecutes)
+	clean, _, _, _ := faultRun(t, faultproxy.Config{}, kungfuref.FaultReplayReexecutes)
 	for _, tc := range clean.Tests {
 		if repeatsNothing[tc.ID] && tc.Status != engine.Pass {
 			t.Fatalf("without faults %s must pass even when keys are ignored: %s %s", tc.ID, tc.Status, tc.Message)
@@ -160,7 +160,7 @@ func TestFaultsCatchAnImplementationThatIgnoresKeys(t *testing.T) {
 	for _, cfg := range configs {
 		t.Run(fmt.Sprintf("%s/rate-%g/seed-%d", faultproxy.String(cfg.Faults), cfg.Rate, cfg.Seed), func(t *testing.T) {
 			t.Parallel()
-			run, _, _, _ := faultRun(t, cfg, ref.FaultReplayReexecutes)
+			run, _, _, _ := faultRun(t, cfg, kungfuref.FaultReplayReexecutes)
 			caught := 0
 			for _, tc := range run.Tests {
 				switch tc.Status {

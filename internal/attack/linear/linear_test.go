@@ -8,13 +8,13 @@ import (
 	"github.com/sifu-dev/sifu/adapters/inproc"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
 	"github.com/sifu-dev/sifu/internal/runner"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
-func factory(faults ...ref.Fault) kungfu.Factory {
+func factory(faults ...kungfuref.Fault) kungfu.Factory {
 	return func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(ref.WithFaults(faults...))
+		k, err := inproc.NewKungfu(kungfuref.WithFaults(faults...))
 		return k, func() {}, err
 	}
 }
@@ -50,12 +50,12 @@ func TestTheReferenceIsLinearizable(t *testing.T) {
 // take succeed produces a history no serial order explains.
 func TestPlantedRacesAreFlagged(t *testing.T) {
 	for _, c := range []struct {
-		fault ref.Fault
+		fault kungfuref.Fault
 		race  string
 	}{
-		{ref.FaultSecondTake, "kungfu/thread_races/concurrent-takes-and-deliveries-land-once"},
-		{ref.FaultCapRace, "kungfu/task_concurrency/concurrent-adoptions-stop-at-the-limit"},
-		{ref.FaultLostUpdate, "kungfu/concurrency/concurrent-updates-each-get-their-own-version"},
+		{kungfuref.FaultSecondTake, "kungfu/thread_races/concurrent-takes-and-deliveries-land-once"},
+		{kungfuref.FaultCapRace, "kungfu/task_concurrency/concurrent-adoptions-stop-at-the-limit"},
+		{kungfuref.FaultLostUpdate, "kungfu/concurrency/concurrent-updates-each-get-their-own-version"},
 	} {
 		t.Run(string(c.fault), func(t *testing.T) {
 			for _, r := range races(t) {

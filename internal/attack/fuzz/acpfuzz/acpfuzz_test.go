@@ -10,11 +10,11 @@ import (
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
-	ref "github.com/sifu-dev/sifu/reference/acp"
+	"github.com/sifu-dev/sifu/reference/acpref"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
-func factory(faults ...ref.Fault) acp.Factory {
+func factory(faults ...acpref.Fault) acp.Factory {
 	return func(context.Context) (acp.Target, func(), error) {
 		return inproc.ACP{Faults: faults}, func() {}, nil
 	}
@@ -37,7 +37,7 @@ func TestTheReferenceAgreesWithItself(t *testing.T) {
 }
 
 // replay compiles a finding and runs it on an implementation.
-func replay(t *testing.T, d *fuzz.Divergence, faults ...ref.Fault) engine.Verdict {
+func replay(t *testing.T, d *fuzz.Divergence, faults ...acpref.Fault) engine.Verdict {
 	t.Helper()
 	checks, err := acp.CompileVector(fstest.MapFS{"fuzz.json": {Data: d.Vector}}, "fuzz.json")
 	if err != nil {
@@ -55,7 +55,7 @@ func replay(t *testing.T, d *fuzz.Divergence, faults ...ref.Fault) engine.Verdic
 }
 
 func TestPlantedFaultsAreFoundAndTheirFindingsReplay(t *testing.T) {
-	for _, f := range []ref.Fault{ref.FaultNonParticipantAppends, ref.FaultSkipReadinessGate, ref.FaultSeqGapMissed, ref.FaultAnyoneAdvances} {
+	for _, f := range []acpref.Fault{acpref.FaultNonParticipantAppends, acpref.FaultSkipReadinessGate, acpref.FaultSeqGapMissed, acpref.FaultAnyoneAdvances} {
 		t.Run(string(f), func(t *testing.T) {
 			t.Parallel()
 			cfg := acpfuzz.Config{Target: factory(f), Oracle: factory(), Name: "fuzz-acp-" + string(f)}

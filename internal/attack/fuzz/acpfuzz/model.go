@@ -11,7 +11,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 
 	"github.com/sifu-dev/sifu/internal/engine"
-	steps "github.com/sifu-dev/sifu/steps/acp"
+	"github.com/sifu-dev/sifu/steps/acpsteps"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
@@ -45,7 +45,7 @@ type model struct {
 }
 
 func newModel(t *rapid.T) *model {
-	return &model{t: t, gates: steps.DefaultGates}
+	return &model{t: t, gates: acpsteps.DefaultGates}
 }
 
 // rare is fuzz.Rare.
@@ -93,7 +93,7 @@ func (m *model) start() {
 	if rapid.IntRange(0, 2).Draw(m.t, "three-participants") > 0 {
 		m.participants = append(m.participants, "critic")
 	}
-	m.do(steps.Init(m.participants, steps.DefaultObjective, m.gates, false))
+	m.do(acpsteps.Init(m.participants, acpsteps.DefaultObjective, m.gates, false))
 }
 
 func (m *model) actions() map[string]func(*rapid.T) {
@@ -129,7 +129,7 @@ func (m *model) turn(t *rapid.T, label string) string {
 }
 
 func (m *model) appendStep(from, event string, replyTo int, doc string) engine.Step {
-	return steps.Append(from, event, replyTo, doc)
+	return acpsteps.Append(from, event, replyTo, doc)
 }
 
 // replyTo draws the seq an event replies to: usually the latest; at times
@@ -164,7 +164,7 @@ func (m *model) progress(t *rapid.T) {
 			if rare(t, "wrong-heading-seq", 6) {
 				seq++
 			}
-			m.do(steps.Write("review.md", "append", steps.Review(who, seq)))
+			m.do(acpsteps.Write("review.md", "append", acpsteps.Review(who, seq)))
 		}
 		m.emit(t, who, "review_submitted", "review.md")
 	case "revising":
@@ -190,11 +190,11 @@ func (m *model) progress(t *rapid.T) {
 		}
 		if !rare(t, "skip-conclusion", 5) {
 			outcome := rapid.SampledFrom([]string{"proceed", "do_not_proceed", "defer"}).Draw(t, "outcome")
-			text := steps.Conclusion(outcome)
+			text := acpsteps.Conclusion(outcome)
 			if rare(t, "conclusion-gap", 4) {
 				text = strings.Replace(text, "## Rationale", "## Reasons", 1)
 			}
-			m.do(steps.Write("conclusion.md", "replace", text))
+			m.do(acpsteps.Write("conclusion.md", "replace", text))
 		}
 		doc := "conclusion.md"
 		if rare(t, "completion-doc", 6) {
@@ -206,7 +206,7 @@ func (m *model) progress(t *rapid.T) {
 			m.emit(t, m.someone(t, "blocker"), "blocked", "")
 			return
 		}
-		m.do(m.maybeCompat(t, steps.Validate()))
+		m.do(m.maybeCompat(t, acpsteps.Validate()))
 	}
 }
 
@@ -238,7 +238,7 @@ func (m *model) handLine(t *rapid.T, from, event, doc string) {
 		line += fmt.Sprintf(`, "doc": %q`, doc)
 	}
 	line += fmt.Sprintf(`, "reply_to": %d}`+"\n", m.lastSeq)
-	m.do(steps.Write("events.jsonl", "append", line))
+	m.do(acpsteps.Write("events.jsonl", "append", line))
 }
 
 // writeReadiness edits readiness.md: classified, ready, or one of the
@@ -247,9 +247,9 @@ func (m *model) writeReadiness(t *rapid.T, ready bool) {
 	if rare(t, "skip-readiness", 6) {
 		return
 	}
-	text := steps.ReadinessResolved(m.gates)
+	text := acpsteps.ReadinessResolved(m.gates)
 	if ready {
-		text = steps.ReadinessReady(m.gates)
+		text = acpsteps.ReadinessReady(m.gates)
 	}
 	switch rapid.IntRange(0, 12).Draw(t, "readiness-flaw") {
 	case 8:
@@ -259,11 +259,11 @@ func (m *model) writeReadiness(t *rapid.T, ready bool) {
 	case 10:
 		text = strings.Replace(text, " Reason: not needed at this volume.", "", 1)
 	case 11:
-		text = steps.ReadinessResolved(m.gates) // nothing ticked
+		text = acpsteps.ReadinessResolved(m.gates) // nothing ticked
 	case 12:
 		text = strings.Replace(text, "- [x] "+m.gates[rapid.IntRange(0, len(m.gates)-1).Draw(t, "open-gate")], "- [ ] gate", 1)
 	}
-	m.do(steps.Write("readiness.md", "replace", text))
+	m.do(acpsteps.Write("readiness.md", "replace", text))
 }
 
 // anyAppend appends any event, from anyone, replying to anything.
@@ -278,7 +278,7 @@ func (m *model) anyAppend(t *rapid.T) {
 
 func (m *model) maybeCompat(t *rapid.T, s engine.Step) engine.Step {
 	if rare(t, "compat", 5) {
-		return steps.Compat(s)
+		return acpsteps.Compat(s)
 	}
 	return s
 }
@@ -287,11 +287,11 @@ func (m *model) maybeCompat(t *rapid.T, s engine.Step) engine.Step {
 func (m *model) ask(t *rapid.T) {
 	switch rapid.IntRange(0, 2).Draw(t, "ask") {
 	case 0:
-		m.do(m.maybeCompat(t, steps.Next(m.someone(t, "asker"))))
+		m.do(m.maybeCompat(t, acpsteps.Next(m.someone(t, "asker"))))
 	case 1:
-		m.do(steps.Wait(m.someone(t, "waiter"), 0.05))
+		m.do(acpsteps.Wait(m.someone(t, "waiter"), 0.05))
 	case 2:
-		m.do(m.maybeCompat(t, steps.Validate()))
+		m.do(m.maybeCompat(t, acpsteps.Validate()))
 	}
 }
 
@@ -300,9 +300,9 @@ func (m *model) ask(t *rapid.T) {
 func (m *model) edit(t *rapid.T) {
 	switch rapid.IntRange(0, 4).Draw(t, "edit") {
 	case 0:
-		m.do(steps.Write("readiness.md", "replace", strings.Replace(steps.ReadinessResolved(m.gates), " Reason: not needed at this volume.", "", 1)))
+		m.do(acpsteps.Write("readiness.md", "replace", strings.Replace(acpsteps.ReadinessResolved(m.gates), " Reason: not needed at this volume.", "", 1)))
 	case 1:
-		m.do(steps.Write(rapid.SampledFrom([]string{"state.log", "discussion.md", "opinions.md"}).Draw(t, "stale"), "append", "notes\n"))
+		m.do(acpsteps.Write(rapid.SampledFrom([]string{"state.log", "discussion.md", "opinions.md"}).Draw(t, "stale"), "append", "notes\n"))
 	case 2:
 		if m.protocol == nil {
 			return
@@ -320,15 +320,15 @@ func (m *model) edit(t *rapid.T) {
 			p["waitingFor"] = []any{rapid.SampledFrom(m.participants).Draw(t, "drift-waiting")}
 		}
 		raw, _ := json.MarshalIndent(p, "", "  ")
-		m.do(steps.Write("protocol.json", "replace", string(raw)+"\n"))
+		m.do(acpsteps.Write("protocol.json", "replace", string(raw)+"\n"))
 	case 3:
-		m.do(steps.Write("events.jsonl", "append", `{"seq": `))
+		m.do(acpsteps.Write("events.jsonl", "append", `{"seq": `))
 	case 4:
-		m.do(steps.Write("review.md", "append", steps.Review(m.someone(t, "reviewer"), m.lastSeq)))
+		m.do(acpsteps.Write("review.md", "append", acpsteps.Review(m.someone(t, "reviewer"), m.lastSeq)))
 	}
 }
 
 // reinit initialises the folder again, with or without --resume.
 func (m *model) reinit(t *rapid.T) {
-	m.do(steps.Init(m.participants, steps.DefaultObjective, m.gates, rapid.Bool().Draw(t, "resume")))
+	m.do(acpsteps.Init(m.participants, acpsteps.DefaultObjective, m.gates, rapid.Bool().Draw(t, "resume")))
 }

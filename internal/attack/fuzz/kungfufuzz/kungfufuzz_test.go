@@ -13,13 +13,13 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/engine/vector"
 	"github.com/sifu-dev/sifu/internal/schema"
-	ref "github.com/sifu-dev/sifu/reference/kungfu"
+	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
-func factory(faults ...ref.Fault) kungfufuzz.Factory {
+func factory(faults ...kungfuref.Fault) kungfufuzz.Factory {
 	return func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(ref.WithFaults(faults...))
+		k, err := inproc.NewKungfu(kungfuref.WithFaults(faults...))
 		return k, func() {}, err
 	}
 }
@@ -41,7 +41,7 @@ func TestTheReferenceAgreesWithItself(t *testing.T) {
 // TestAMutantYieldsAVectorThatCatchesIt: the shrunk finding, written as a
 // vector, passes on the reference and fails on the mutant.
 func TestAMutantYieldsAVectorThatCatchesIt(t *testing.T) {
-	for _, fault := range []ref.Fault{ref.FaultStartsPublic, ref.FaultWithdrawNotTerminal, ref.FaultNoteLeaks, ref.FaultLostUpdate} {
+	for _, fault := range []kungfuref.Fault{kungfuref.FaultStartsPublic, kungfuref.FaultWithdrawNotTerminal, kungfuref.FaultNoteLeaks, kungfuref.FaultLostUpdate} {
 		t.Run(string(fault), func(t *testing.T) {
 			cfg := kungfufuzz.Config{Target: factory(fault), Oracle: factory()}
 			res, err := fuzz.Run(fuzz.Config{Seed: 3, Runs: 1000, Steps: 30, ShrinkTime: 5 * time.Second}, kungfufuzz.Property(context.Background(), cfg))

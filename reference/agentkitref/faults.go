@@ -1,0 +1,143 @@
+package agentkitref
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// Fault is a deliberate bug planted in the reference so that a check can
+// show it catches what it claims to check. Select faults by name.
+type Fault string
+
+// The planted faults; each breaks one rule of the contract.
+const (
+	FaultEffectTwice         Fault = "effect-twice"          // a replay runs an approved effect again
+	FaultSSENoDone           Fault = "sse-no-done"           // an SSE stream ends without data: [DONE]
+	FaultInflightReexecuted  Fault = "inflight-reexecuted"   // a replay that finds an in-flight marker runs the effect
+	FaultResumeAnySession    Fault = "resume-any-session"    // an answer on another session resumes the pending turn
+	FaultWrongErrorText      Fault = "wrong-error-text"      // the 400 texts are paraphrased
+	FaultAcceptInvalidConfig Fault = "accept-invalid-config" // session.window below keep_recent+2 starts
+	FaultApprovalText        Fault = "approval-text"         // the approval question is worded differently
+	FaultA2AErrorStatus      Fault = "a2a-error-status"      // a failing A2A task answers 500, not 200 {"error"}
+	FaultLenientApprove      Fault = "lenient-approve"       // any reply approves
+
+	FaultHealthzBody      Fault = "healthz-body"       // /healthz answers with a body
+	FaultNoSessionEcho    Fault = "no-session-echo"    // the JSON answer names another session
+	FaultSessionFormat    Fault = "session-format"     // generated sessions are sess-<hex>
+	FaultUnknownAgent500  Fault = "unknown-agent-500"  // an unknown agent is a 500
+	FaultLongUserAccepted Fault = "long-user-accepted" // the user field is not checked
+	FaultAnyMethod        Fault = "any-method"         // routes answer every method
+	FaultRunError200      Fault = "run-error-200"      // a failed turn answers 200 done
+	FaultNoAskUser        Fault = "no-ask-user"        // ask_user is not offered to the model
+	FaultNoCacheHeader    Fault = "no-cache-header"    // SSE without Cache-Control: no-cache
+	FaultErrorEvent       Fault = "error-event"        // a mid-stream failure sends an error event
+	FaultSSEAskFails      Fault = "sse-ask-fails"      // a question over SSE fails the turn
+	FaultControl200       Fault = "control-200"        // control answers 200 with a body
+	FaultIgnoreInterrupt  Fault = "ignore-interrupt"   // interrupt and steer do nothing
+	FaultA2ANoDescription Fault = "a2a-no-description" // the A2A list leaves out descriptions
+	FaultA2AResultKey     Fault = "a2a-result-key"     // a task answers {"answer"}
+	FaultA2ASharedSession Fault = "a2a-shared-session" // every A2A task runs in one session
+	FaultWaitingNoSession Fault = "waiting-no-session" // a waiting answer has no session
+	FaultNoResume         Fault = "no-resume"          // an answer starts a new turn
+	FaultForgetOnRestart  Fault = "forget-on-restart"  // pending turns are lost at start-up
+	FaultStaleTurn        Fault = "stale-turn"         // a finished turn's answers are reused
+	FaultStrictApprove    Fault = "strict-approve"     // only "yes" approves
+	FaultDenyEndsTurn     Fault = "deny-ends-turn"     // a denial ends the turn instead of reaching the model
+	FaultAutoAsks         Fault = "auto-asks"          // approval mode auto asks anyway
+	FaultNoBudget         Fault = "no-budget"          // the model-call budget is ignored
+	FaultLenientConfig    Fault = "lenient-config"     // assembly rules other than the window rule are skipped
+	FaultRejectBoundary   Fault = "reject-boundary"    // window = keep_recent+2 is rejected too
+	FaultNoToolRename     Fault = "no-tool-rename"     // colliding tool names stay as they are
+	FaultSSEBuffered      Fault = "sse-buffered"       // the whole answer comes as one delta at the end
+	FaultDivergentAnswer  Fault = "divergent-answer"   // a replay's new question gets the old answer
+	FaultKeepDangerous    Fault = "keep-dangerous"     // dangerous tools are offered despite catalog.max_risk
+	FaultUndeclaredArgs   Fault = "undeclared-args"    // a tool passes undeclared arguments on and ignores missing required ones
+	FaultToolErrorFails   Fault = "tool-error-hidden"  // a tool's 4xx/5xx answer reaches the model without its status and body
+	FaultNoDedup          Fault = "no-dedup"           // identical calls with identical results run every time
+	FaultRiskDefault      Fault = "risk-default"       // a tool without a risk is readonly whatever its method
+	FaultArgsInBody       Fault = "args-in-body"       // every argument goes to a JSON body, even of a GET or a path parameter
+	FaultTruncateBytes    Fault = "truncate-bytes"     // max_resp_len counts bytes and cuts inside characters
+
+	FaultPolicyLastMatch      Fault = "policy-last-match"          // the last matching approval rule wins
+	FaultPolicyIgnoresArgs    Fault = "policy-ignores-args"        // approval rules match whatever the arguments
+	FaultPolicyRawArgs        Fault = "policy-raw-args"            // argument patterns compare the JSON text, not the value
+	FaultPolicyDenyAsks       Fault = "policy-deny-asks"           // a deny rule asks instead of refusing
+	FaultMemoryWithoutWindow  Fault = "memory-without-window"      // a session remembers with session.window 0
+	FaultNoSessionMemory      Fault = "no-session-memory"          // a session forgets its turns whatever the window
+	FaultMemoryAcrossSessions Fault = "memory-across-sessions"     // every session of an agent shares one memory
+	FaultNoRetry              Fault = "no-retry"                   // a transient model error fails the turn at once
+	FaultRetryDeterministic   Fault = "retry-deterministic"        // a 400 from the model is tried again
+	FaultUnknownKeys          Fault = "unknown-keys-ignored"       // keys the schema does not know are ignored
+	FaultParamTypes           Fault = "param-types-unchecked"      // any param type is taken (as a string)
+	FaultRiskLevels           Fault = "risk-levels-unchecked"      // an unknown risk level is taken as readonly
+	FaultSelfImport           Fault = "self-import"                // a namespace may import itself
+	FaultNoDeliverables       Fault = "no-deliverables"            // a skill that delivers is answered like any other tool
+	FaultEffectKeyByTool      Fault = "effect-key-by-tool"         // the effect log keys an effect by its tool alone, not its arguments
+	FaultApprovalByTool       Fault = "approval-by-tool"           // an approval is keyed by the tool alone: one answer serves every call of it
+	FaultCanonicalArgs        Fault = "approval-canonical-args"    // the approval question shows the arguments re-encoded, not as the model wrote them
+	FaultCJKUntrimmed         Fault = "cjk-approve-untrimmed"      // 同意, 是, 批准 and 好 approve only exactly, not with surrounding whitespace
+	FaultUserRunes            Fault = "user-limit-runes"           // the user limit counts characters, not bytes
+	FaultSessionKeyASCII      Fault = "session-key-ascii"          // pending turns are keyed by the session with non-ASCII characters folded
+	FaultStreamArgsFirst      Fault = "stream-args-first-fragment" // of a streamed tool call only the fragment with its id is kept
+	FaultAcceptExact          Fault = "accept-exact"               // only an Accept of exactly text/event-stream streams
+	FaultCoerceInput          Fault = "coerce-input"               // a message field of any JSON type is taken as its text
+	FaultCorruptPending500    Fault = "corrupt-pending-500"        // a pending turn that cannot be read fails every message of its session
+	FaultNoSessionLock        Fault = "no-session-lock"            // two messages of one session run their turns at once
+)
+
+// Faults lists every planted fault.
+var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, FaultResumeAnySession,
+	FaultWrongErrorText, FaultAcceptInvalidConfig, FaultApprovalText, FaultA2AErrorStatus, FaultLenientApprove,
+	FaultHealthzBody, FaultNoSessionEcho, FaultSessionFormat, FaultUnknownAgent500, FaultLongUserAccepted,
+	FaultAnyMethod, FaultRunError200, FaultNoAskUser, FaultNoCacheHeader, FaultErrorEvent, FaultSSEAskFails,
+	FaultControl200, FaultIgnoreInterrupt, FaultA2ANoDescription, FaultA2AResultKey, FaultA2ASharedSession,
+	FaultWaitingNoSession, FaultNoResume, FaultForgetOnRestart, FaultStaleTurn, FaultStrictApprove,
+	FaultDenyEndsTurn, FaultAutoAsks, FaultNoBudget, FaultLenientConfig, FaultRejectBoundary, FaultNoToolRename,
+	FaultSSEBuffered, FaultDivergentAnswer, FaultKeepDangerous, FaultUndeclaredArgs, FaultToolErrorFails, FaultNoDedup, FaultRiskDefault, FaultArgsInBody, FaultTruncateBytes,
+	FaultPolicyLastMatch, FaultPolicyIgnoresArgs, FaultPolicyRawArgs, FaultPolicyDenyAsks,
+	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic,
+	FaultUnknownKeys, FaultParamTypes, FaultRiskLevels, FaultSelfImport, FaultNoDeliverables,
+	FaultEffectKeyByTool, FaultApprovalByTool, FaultCanonicalArgs,
+	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500, FaultNoSessionLock}
+
+// ParseFaults checks fault names.
+func ParseFaults(names []string) ([]Fault, error) {
+	var out []Fault
+	for _, n := range names {
+		if !slices.Contains(Faults, Fault(n)) {
+			return nil, fmt.Errorf("unknown fault %q; known: %v", n, Faults)
+		}
+		out = append(out, Fault(n))
+	}
+	return out, nil
+}
+
+func has(faults []Fault, f Fault) bool { return slices.Contains(faults, f) }
+
+// LoadDir is Load with planted faults that weaken the assembly rules.
+func LoadDir(dir string, faults []Fault) (*App, error) {
+	if _, err := os.Stat(filepath.Join(dir, "app.yaml")); err != nil {
+		return nil, fmt.Errorf("no readable app.yaml in %s (%v); run the gateway where its app.yaml is, or pass --dir", dir, err)
+	}
+	return LoadFS(osDirFS(dir), "app.yaml", func(name string) bool {
+		switch name {
+		case "risk-default":
+			return has(faults, FaultRiskDefault)
+		case "strict":
+			return has(faults, FaultUnknownKeys)
+		case "param-types":
+			return has(faults, FaultParamTypes)
+		case "risk-levels":
+			return has(faults, FaultRiskLevels)
+		case "self-import":
+			return has(faults, FaultSelfImport)
+		case "window":
+			return has(faults, FaultAcceptInvalidConfig)
+		case "boundary":
+			return has(faults, FaultRejectBoundary)
+		}
+		return has(faults, FaultLenientConfig)
+	})
+}

@@ -1,0 +1,214 @@
+package kcpref
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Exit codes of the kcp-agent CLI.
+const (
+	// ExitOK: the plan was produced (also --help; validate found no
+	// errors; replay found no drift).
+	ExitOK = 0
+	// ExitFailure: the manifest could not be read or parsed, is not a
+	// mapping, or its signature is invalid; validate found errors; replay
+	// found drift.
+	ExitFailure = 1
+	// ExitUsage: unknown option, missing task or manifest, missing
+	// option value, or no command.
+	ExitUsage = 2
+)
+
+// PlanInvocation is a parsed `kcp-agent plan` command line.
+type PlanInvocation struct {
+	Task          string // --task, else the positionals joined by spaces
+	Manifest      string // --manifest: a path, directory or URL
+	JSON          bool   // --json
+	Help          bool   // --help or -h
+	CorrelationID string // --correlation-id
+	// Options maps the planner flags. AsOf stays "" without --as-of
+	// (AsOfGiven false); the caller fills it from its clock with
+	// DefaultAsOf.
+	Options   Options
+	AsOfGiven bool
+}
+
+// UsageError is a command-line error; the CLI exits with ExitUsage.
+type UsageError struct{ Msg string }
+
+func (e *UsageError) Error() string { return e.Msg }
+
+// ExitCode is ExitUsage.
+func (e *UsageError) ExitCode() int { return ExitUsage }
+
+// The flags of `kcp-agent plan` that map to the planner, and their
+// defaults (applied by Plan when the flag is absent):
+//
+//	--task <text>           the task (or positionals joined by spaces)
+//	--manifest <loc>        required
+//	--env <name>            no env: context-tagged federation refs are not followed
+//	--as-of <date>          today, UTC (not validated)
+//	--max-units <n>         5 (JS Number(): "abc" is NaN, which disables the cap)
+//	--strict                false
+//	--role <role>           agent (an empty value is ignored)
+//	--methods <a,b>         free (split on ",", trimmed, empties dropped; "" gives none)
+//	--credentials <a,b>     none (same splitting)
+//	--attest <provider>     none (an empty value is ignored)
+//	--budget <amount>       none (NaN is dropped)
+//	--currency <code>       USDC (with --budget)
+//	--context-budget <n>    none (NaN is dropped)
+//	--json                  machine-readable plan (PlanJSON)
+//	--correlation-id <id>   echoed in the JSON envelope
+//	--help, -h              usage, exit 0
+func planValueFlag(name string) bool {
+	switch name {
+	case "task", "manifest", "env", "as-of", "max-units", "role", "methods", "credentials", "attest",
+		"budget", "currency", "context-budget", "correlation-id":
+		return true
+	}
+	return false
+}
+
+func planBoolFlag(name string) bool {
+	return name == "strict" || name == "json" || name == "help"
+}
+
+// unsupportedPlanFlag reports kcp-agent flags that need the network,
+// signatures or a trace, which this package does not implement.
+func unsupportedPlanFlag(name string) bool {
+	switch name {
+	case "follow", "max-depth", "max-nodes", "allow-private-hosts", "no-verify",
+		"require-signature", "trust-key", "trace", "memory":
+		return true
+	}
+	return false
+}
+
+// ParsePlanArgs maps the arguments after `kcp-agent plan` to a
+// PlanInvocation, the way kcp-agent's parser does: a flag takes the next
+// argument as its value, whatever it is (at the end there is none: the
+// flag is as if not given), the last occurrence wins, an argument that
+// does not start with "--" is a positional (but -h is help), and any
+// other --flag, --flag=value included, is unknown. Errors are
+// *UsageError.
+func ParsePlanArgs(args []string) (PlanInvocation, error) {
+	var inv PlanInvocation
+	values := map[string]string{}
+	var positionals []string
+	for i := 0; i < len(args); i++ {
+		arg := args[i]
+		if arg == "-h" {
+			inv.Help = true
+			continue
+		}
+		if !strings.HasPrefix(arg, "--") {
+			positionals = append(positionals, arg)
+			continue
+		}
+		name := arg[2:]
+		switch {
+		case unsupportedPlanFlag(name):
+			return inv, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference plans a single local manifest)", name)}
+		case planBoolFlag(name):
+			values[name] = "true"
+		case planValueFlag(name):
+			i++
+			if i < len(args) {
+				values[name] = args[i]
+			} else {
+				delete(values, name) // no value: as if the flag was not given
+			}
+		default:
+			return inv, &UsageError{Msg: "Unknown option: " + arg}
+		}
+	}
+	inv.Help = inv.Help || values["help"] == "true"
+	inv.JSON = values["json"] == "true"
+	inv.Manifest = values["manifest"]
+	inv.CorrelationID = values["correlation-id"]
+	inv.Task = strings.Join(positionals, " ")
+	if t, ok := values["task"]; ok {
+		inv.Task = t
+	}
+	_, inv.AsOfGiven = values["as-of"]
+	inv.Options = planOptionsFromFlags(values)
+	if inv.Help {
+		return inv, nil
+	}
+	if inv.Task == "" {
+		return inv, &UsageError{Msg: "Missing task."}
+	}
+	if inv.Manifest == "" {
+		return inv, &UsageError{Msg: "Missing --manifest."}
+	}
+	return inv, nil
+}
+
+func planOptionsFromFlags(v map[string]string) Options {
+	var o Options
+	if s, ok := v["env"]; ok {
+		o.Env = &s
+	}
+	o.AsOf = v["as-of"]
+	o.Strict = v["strict"] == "true"
+	if s, ok := v["max-units"]; ok {
+		n := jsNumberFromString(s)
+		o.MaxUnits = &n
+	}
+	if s := v["role"]; s != "" {
+		o.Capabilities.Role = &s
+	}
+	if s := v["attest"]; s != "" {
+		o.Capabilities.AttestationProvider = &s
+	}
+	if s, ok := v["methods"]; ok {
+		o.Capabilities.PaymentMethods = splitList(s)
+	}
+	if s, ok := v["credentials"]; ok {
+		o.Capabilities.Credentials = splitList(s)
+	}
+	if s, ok := v["budget"]; ok {
+		if n := jsNumberFromString(s); !math.IsNaN(n) {
+			o.Budget = &Budget{Amount: n}
+			if c, ok := v["currency"]; ok {
+				o.Budget.Currency = &c
+			}
+		}
+	}
+	if s, ok := v["context-budget"]; ok {
+		if n := jsNumberFromString(s); !math.IsNaN(n) {
+			o.ContextBudget = &n
+		}
+	}
+	return o
+}
+
+// splitList splits a comma list, trims each item (JS trim) and drops
+// empties; "" gives an empty, non-nil list.
+func splitList(s string) []string {
+	out := []string{}
+	for _, part := range strings.Split(s, ",") {
+		if p := jsTrim(part); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// DefaultAsOf is the --as-of default: the UTC date of now, YYYY-MM-DD.
+// Plan never reads a clock; the CLI calls this with time.Now().
+func DefaultAsOf(now time.Time) string { return now.UTC().Format("2006-01-02") }
+
+// FetchFailedMessage is the CLI's stderr line when a manifest cannot be
+// read (exit ExitFailure).
+func FetchFailedMessage(loc string, err error) string {
+	return fmt.Sprintf("kcp-agent: %s: fetch failed: %v", loc, err)
+}
+
+// ParseFailedMessage is the CLI's stderr line when a manifest is not YAML
+// or not a mapping (exit ExitFailure).
+func ParseFailedMessage(loc string, err error) string {
+	return fmt.Sprintf("kcp-agent: %s: parse failed: %v", loc, err)
+}

@@ -1,0 +1,84 @@
+package kcpref
+
+// Fault is a deliberate bug that can be planted in the planner, so that a
+// check can show it catches the behaviour it claims to check. A fault is
+// chosen through Options.Faults, which no vector or flag can set.
+type Fault string
+
+// The planted faults: each breaks one gate, reason or budget rule.
+const (
+	FaultAudienceIgnored      Fault = "audience-ignored"      // the audience gate lets every role through
+	FaultNotForIgnored        Fault = "not-for-ignored"       // not_for never excludes a unit
+	FaultExpiryIgnored        Fault = "expiry-ignored"        // an expired unit stays relevant
+	FaultDeprecatedKept       Fault = "deprecated-kept"       // deprecated units are not skipped
+	FaultGatesSwapped         Fault = "gates-swapped"         // deprecation is checked before the temporal window
+	FaultSupersessionIgnored  Fault = "supersession-ignored"  // an active successor does not replace its predecessor
+	FaultReasonReworded       Fault = "reason-reworded"       // the relevance reason string is reworded
+	FaultBudgetUnchecked      Fault = "budget-unchecked"      // the money ceiling is never applied
+	FaultContextUnchecked     Fault = "context-unchecked"     // the context ceiling is never applied
+	FaultRestrictedOpen       Fault = "restricted-open"       // restricted units are eligible without credentials
+	FaultAttestationIgnored   Fault = "attestation-ignored"   // required attestation is never asked for
+	FaultSkillsEligible       Fault = "skills-eligible"       // skills and playbooks need no eligibility grant
+	FaultTieBreakReversed     Fault = "tie-break-reversed"    // equal scores are ordered by id descending
+	FaultMaxUnitsOffByOne     Fault = "max-units-off-by-one"  // one unit more than maxUnits is selected
+	FaultCurrencyIgnored      Fault = "currency-ignored"      // a price in another currency counts against the budget
+	FaultStrictKeepsUnsized   Fault = "strict-keeps-unsized"  // strict mode selects units that declare no size
+	FaultUnaffordableSelected Fault = "unaffordable-selected" // a unit with no usable payment method stays eligible
+
+	// Faults only the selected units' reasons, the governance blocks, the
+	// boundary vectors or the plan-json answers catch.
+	FaultAuthenticatedReasonDropped Fault = "authenticated-reason-dropped" // an authenticated unit without credentials says nothing about it
+	FaultNoteReworded               Fault = "note-reworded"                // the budget note of a plan without a budget is reworded
+	FaultShortTermsKept             Fault = "short-terms-kept"             // task terms of two characters are kept
+	FaultValidFromExclusive         Fault = "valid-from-exclusive"         // a unit valid from asOf is not active yet
+	FaultBudgetCeilingExclusive     Fault = "budget-ceiling-exclusive"     // a price that exactly fills the money ceiling is over it
+	FaultContextCeilingExclusive    Fault = "context-ceiling-exclusive"    // a size that exactly fills the token ceiling is over it
+	FaultBytesFloor                 Fault = "bytes-floor"                  // bytes/4 is rounded down
+	FaultMaxUnitsFloored            Fault = "max-units-floored"            // a fractional maxUnits is rounded down
+	FaultAuthorityAtCeilingRefused  Fault = "authority-at-ceiling-refused" // a step at the ceiling's own level is refused
+	FaultSpendAtMaxRefused          Fault = "spend-at-max-refused"         // a proposed spend equal to max_spend is refused
+	FaultDenyStarCrossesSlash       Fault = "deny-star-crosses-slash"      // a deny path's * matches across a slash
+	FaultEscalationAllFire          Fault = "escalation-all-fire"          // insufficient_authority_level is owed by every step that declares it
+	FaultSelfReportOneDivided       Fault = "self-report-one-divided"      // a self-reported confidence of exactly 1 is read as 1 %
+)
+
+// Faults lists every planted fault.
+var Faults = []Fault{
+	FaultAudienceIgnored, FaultNotForIgnored, FaultExpiryIgnored, FaultDeprecatedKept, FaultGatesSwapped,
+	FaultSupersessionIgnored, FaultReasonReworded, FaultBudgetUnchecked, FaultContextUnchecked,
+	FaultRestrictedOpen, FaultAttestationIgnored, FaultSkillsEligible, FaultTieBreakReversed,
+	FaultMaxUnitsOffByOne, FaultCurrencyIgnored, FaultStrictKeepsUnsized, FaultUnaffordableSelected,
+	FaultAuthenticatedReasonDropped, FaultNoteReworded, FaultShortTermsKept, FaultValidFromExclusive,
+	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
+	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
+	FaultSelfReportOneDivided,
+}
+
+// hasFault reports whether f is among faults.
+func hasFault(faults []Fault, f Fault) bool {
+	for _, x := range faults {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether a fault is planted; the planner asks only on the
+// paths a fault changes, so an honest plan pays one length check.
+func (e *effective) has(f Fault) bool { return hasFault(e.faults, f) }
+
+// reverseTies reverses each run of equal scores in a sorted order (the
+// tie-break-reversed fault).
+func reverseTies(store []SelectedUnit, order []int32) {
+	for i := 0; i < len(order); {
+		j := i + 1
+		for j < len(order) && store[order[j]].Score == store[order[i]].Score {
+			j++
+		}
+		for a, b := i, j-1; a < b; a, b = a+1, b-1 {
+			order[a], order[b] = order[b], order[a]
+		}
+		i = j
+	}
+}

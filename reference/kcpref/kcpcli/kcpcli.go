@@ -1,0 +1,216 @@
+// Package kcpcli is the reference planner's command line: kcp-agent's plan
+// and validate commands with its flags, output and exit codes. It links
+// nothing of the harness, so a planner-only binary (cmd/sifu-kcp) starts in
+// a few milliseconds, and `sifu kcp` runs the very same code.
+package kcpcli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sifu-dev/sifu/reference/kcpref"
+)
+
+// Usage is the help text of both commands.
+const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--env E] [--as-of YYYY-MM-DD]
+         [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
+         [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
+       %[1]s validate --manifest <file> [--json] [--as-of YYYY-MM-DD]
+       %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
+
+The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
+manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
+
+// CLI runs the commands. Now is the clock used only when --as-of is not
+// given (nil means time.Now); Name is how usage text names the program.
+type CLI struct {
+	Name   string
+	Stdin  io.Reader // read by --serve
+	Stdout io.Writer
+	Stderr io.Writer
+	Now    func() time.Time
+	// Faults are planted in every plan (reference/kcp/faults.go); only
+	// sifu's mutation self-test sets them.
+	Faults []kcpref.Fault
+}
+
+// Main runs one command line (without the program name) and returns its
+// exit code; messages for a non-zero code go to Stderr.
+func (c CLI) Main(args []string) int {
+	if len(args) == 0 {
+		return c.fail(kcpref.ExitUsage, c.usage())
+	}
+	switch args[0] {
+	case "plan":
+		return c.Plan(args[1:])
+	case "validate":
+		return c.Validate(args[1:])
+	case "--serve", "serve":
+		if len(args) > 1 {
+			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
+		}
+		in := c.Stdin
+		if in == nil {
+			in = os.Stdin
+		}
+		return c.Serve(in)
+	case "--help", "-h", "help":
+		fmt.Fprintln(c.Stdout, c.usage())
+		return kcpref.ExitOK
+	}
+	return c.fail(kcpref.ExitUsage, "Unknown command: "+args[0])
+}
+
+func (c CLI) usage() string {
+	name := c.Name
+	if name == "" {
+		name = "sifu kcp"
+	}
+	return fmt.Sprintf(Usage, name)
+}
+
+func (c CLI) fail(code int, msg string) int {
+	if msg != "" {
+		fmt.Fprintln(c.Stderr, msg)
+	}
+	return code
+}
+
+// readManifest reads and parses a manifest file, failing like kcp-agent.
+// A directory stands for its knowledge.yaml, or .well-known/knowledge.yaml.
+// It returns the manifest (its Source the file read), its text, and the
+// message and exit code of a failure.
+func readManifest(loc string) (kcpref.Manifest, []byte, string, int) {
+	if strings.Contains(loc, "://") {
+		return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, fmt.Errorf("remote manifests are not fetched by sifu")), kcpref.ExitFailure
+	}
+	path := loc
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		path = ""
+		for _, c := range []string{filepath.Join(loc, "knowledge.yaml"), filepath.Join(loc, ".well-known", "knowledge.yaml")} {
+			if _, err := os.Stat(c); err == nil {
+				path = c
+				break
+			}
+		}
+		if path == "" {
+			return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, fmt.Errorf("no knowledge.yaml found in %s", loc)), kcpref.ExitFailure
+		}
+	}
+	if _, err := os.Stat(path); err != nil {
+		return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, fmt.Errorf("manifest not found: %s", path)), kcpref.ExitFailure
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, err), kcpref.ExitFailure
+	}
+	m, err := kcpref.ParseManifest(raw)
+	if err != nil {
+		return kcpref.Manifest{}, nil, kcpref.ParseFailedMessage(path, err), kcpref.ExitFailure
+	}
+	m.Source = path
+	return m, raw, "", kcpref.ExitOK
+}
+
+// Plan is `plan`: it prints the plan as kcp-agent's JSON (--json) or as a
+// short human summary. A manifest whose signature is invalid is refused.
+func (c CLI) Plan(args []string) int {
+	inv, err := kcpref.ParsePlanArgs(args)
+	if err != nil {
+		return c.fail(kcpref.ExitUsage, err.Error())
+	}
+	if inv.Help {
+		fmt.Fprintln(c.Stdout, c.usage())
+		return kcpref.ExitOK
+	}
+	m, raw, msg, code := readManifest(inv.Manifest)
+	if code != kcpref.ExitOK {
+		return c.fail(code, msg)
+	}
+	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	if sig.Status == kcpref.SignatureInvalid {
+		return c.fail(kcpref.ExitFailure, fmt.Sprintf("kcp-agent: %s: signature invalid: %s", m.Source, sig.Detail))
+	}
+	if !inv.AsOfGiven {
+		now := time.Now
+		if c.Now != nil {
+			now = c.Now
+		}
+		inv.Options.AsOf = kcpref.DefaultAsOf(now())
+	}
+	inv.Options.Faults = c.Faults
+	p := kcpref.Plan(inv.Task, m, inv.Options)
+	if inv.JSON {
+		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
+			return c.fail(kcpref.ExitFailure, err.Error())
+		}
+		return kcpref.ExitOK
+	}
+	o := kcpref.Outcome(p)
+	fmt.Fprintf(c.Stdout, "plan for %q over %s (as of %s)\n", inv.Task, inv.Manifest, inv.Options.AsOf)
+	for _, s := range o.Selected {
+		eligible := "load-eligible"
+		if !s.LoadEligible {
+			eligible = "not load-eligible"
+		}
+		fmt.Fprintf(c.Stdout, "  select %-30s score %-4d %s\n", s.ID, s.Score, eligible)
+	}
+	for _, s := range o.Skipped {
+		fmt.Fprintf(c.Stdout, "  skip   %-30s %s\n", s.ID, s.Reason)
+	}
+	for _, w := range o.Warnings {
+		fmt.Fprintf(c.Stdout, "  warning: %s\n", w)
+	}
+	return kcpref.ExitOK
+}
+
+// Validate is `validate`: it prints the validation report as JSON and exits
+// with the report's code.
+func (c CLI) Validate(args []string) int {
+	var loc, asOf string
+	asJSON := false
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--json":
+			asJSON = true
+		case a == "--help" || a == "-h":
+			fmt.Fprintln(c.Stdout, c.usage())
+			return kcpref.ExitOK
+		case (a == "--manifest" || a == "--as-of") && i+1 < len(args):
+			if a == "--manifest" {
+				loc = args[i+1]
+			} else {
+				asOf = args[i+1]
+			}
+			i++
+		case strings.HasPrefix(a, "--manifest="):
+			loc = strings.TrimPrefix(a, "--manifest=")
+		case strings.HasPrefix(a, "--as-of="):
+			asOf = strings.TrimPrefix(a, "--as-of=")
+		case strings.HasPrefix(a, "-"):
+			return c.fail(kcpref.ExitUsage, "Unknown option: "+a)
+		default:
+			loc = a
+		}
+	}
+	if loc == "" {
+		return c.fail(kcpref.ExitUsage, "Missing manifest.")
+	}
+	m, _, msg, code := readManifest(loc)
+	if code != kcpref.ExitOK {
+		return c.fail(code, msg)
+	}
+	v := kcpref.Validate(m, kcpref.ValidateOptions{Source: loc, AsOf: asOf, Files: os.DirFS(filepath.Dir(loc))})
+	report := kcpref.ValidationJSON(v)
+	if asJSON {
+		c.Stdout.Write(report)
+	} else {
+		fmt.Fprintf(c.Stdout, "%s\n", report)
+	}
+	return v.ExitCode()
+}
