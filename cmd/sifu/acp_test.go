@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/exec"
+	"github.com/sifu-dev/sifu/adapters/acpexec"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
@@ -25,7 +25,7 @@ import (
 // -short runs the recorded run and the concurrency checks only.
 func TestACPSuiteThroughExec(t *testing.T) {
 	bin := buildSifu(t)
-	cfg, err := exec.LoadACPConfig(filepath.Join("..", "..", "docs", "acp-sifu.target.json"))
+	cfg, err := acpexec.LoadConfig(filepath.Join("..", "..", "docs", "acp-sifu.target.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func TestACPSuiteThroughExec(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
-		return exec.ACPTarget{Config: cfg}, func() {}, nil
+		return acpexec.Tools{Config: cfg}, func() {}, nil
 	}}
 	// Every sifu start runs `go env` (godog's package init) when go is on
 	// PATH; the tool processes do not need it, so leave it out of their PATH.
@@ -158,7 +158,7 @@ func TestACPSuiteAgainstUpstream(t *testing.T) {
 	if err := os.WriteFile(file, cfgJSON, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := exec.LoadACPConfig(file)
+	cfg, err := acpexec.LoadConfig(file)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestACPSuiteAgainstUpstream(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
-		return exec.ACPTarget{Config: cfg}, func() {}, nil
+		return acpexec.Tools{Config: cfg}, func() {}, nil
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "upstream", Concurrency: 8})
 	if err != nil {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sifu-dev/sifu/adapters/httpwire"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuhttp"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -77,11 +77,11 @@ func serveReference(t *testing.T, planted ...kungfuref.Fault) string {
 	if len(planted) > 0 {
 		opts = append(opts, kungfuref.WithFaults(planted...))
 	}
-	k, err := inproc.NewKungfu(opts...)
+	k, err := kungfuinproc.New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpwire.NewHandler(k, httpwire.ServerOptions{CredentialKey: []byte("k")}))
+	srv := httptest.NewServer(kungfuhttp.NewHandler(k, kungfuhttp.ServerOptions{CredentialKey: []byte("k")}))
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
 	"github.com/sifu-dev/sifu/internal/attack/linear/acplinear"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -143,7 +143,7 @@ func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
 
 // kungfuOracle is a fresh in-process reference.
 func kungfuOracle(context.Context) (kungfu.Target, func(), error) {
-	t, err := inproc.NewKungfu()
+	t, err := kungfuinproc.New()
 	return t, func() {}, err
 }
 

@@ -14,9 +14,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/adapters/httpwire"
-	"github.com/sifu-dev/sifu/adapters/inproc"
-	"github.com/sifu-dev/sifu/adapters/stdio"
+	"github.com/sifu-dev/sifu/adapters/kungfuhttp"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
+	"github.com/sifu-dev/sifu/adapters/kungfustdio"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/reference/kungfuref/sqlitestore"
@@ -67,7 +67,7 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, 
 	default:
 		return &runner.UsageError{Msg: fmt.Sprintf("--sync %q: use full or normal", syncMode)}
 	}
-	opts := httpwire.ServerOptions{}
+	opts := kungfuhttp.ServerOptions{}
 	var refOpts []kungfuref.Option
 	if fault != "" {
 		if !slices.Contains(kungfuref.Faults, kungfuref.Fault(fault)) {
@@ -82,7 +82,7 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, 
 		}
 		opts.ControlToken = strings.TrimSpace(string(raw))
 	}
-	var logs inproc.Logs = &inproc.MemoryLogs{}
+	var logs kungfuinproc.Logs = &kungfuinproc.MemoryLogs{}
 	if db == ":memory:" {
 		opts.CredentialKey = make([]byte, 32)
 		_, _ = rand.Read(opts.CredentialKey)
@@ -101,18 +101,18 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, 
 	}
 	// One reference per scope (docs/binding.md): checks that move their
 	// clock or restart touch only their own, however many share the server.
-	target, err := inproc.NewKungfuScopes(logs, refOpts...)
+	target, err := kungfuinproc.NewScopes(logs, refOpts...)
 	if err != nil {
 		return fmt.Errorf("start the reference: %w", err)
 	}
 	if overStdio {
-		return stdio.Serve(ctx, target, os.Stdin, os.Stdout)
+		return kungfustdio.Serve(ctx, target, os.Stdin, os.Stdout)
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return &runner.UsageError{Msg: fmt.Sprintf("--addr %s: %v", addr, err)}
 	}
-	srv := &http.Server{Handler: httpwire.NewHandler(target, opts), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: kungfuhttp.NewHandler(target, opts), ReadHeaderTimeout: 10 * time.Second}
 	planted := ""
 	if fault != "" {
 		planted = ", with the planted fault " + fault

@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/adapters/exec"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/acpexec"
+	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/acpref"
@@ -29,19 +29,19 @@ func init() {
 					faults = []acpref.Fault{acpref.Fault(f.mutant)}
 				}
 				return acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) {
-					return inproc.ACP{Faults: faults}, func() {}, nil
+					return acpinproc.Reference{Faults: faults}, func() {}, nil
 				}}, nil
 			},
 			"exec": func(f runFlags) (runner.Target, error) {
 				if strings.TrimSpace(f.targetConfig) == "" {
 					return nil, &runner.UsageError{Msg: "--target exec needs --target-config FILE with the command template of each ACP tool, e.g. --target-config docs/acp-sifu.target.json (see docs/acp.md)"}
 				}
-				cfg, err := exec.LoadACPConfig(f.targetConfig)
+				cfg, err := acpexec.LoadConfig(f.targetConfig)
 				if err != nil {
 					return nil, &runner.UsageError{Msg: err.Error()}
 				}
 				return acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
-					return exec.ACPTarget{Config: cfg}, func() {}, nil
+					return acpexec.Tools{Config: cfg}, func() {}, nil
 				}}, nil
 			},
 		},
@@ -51,7 +51,7 @@ func init() {
 			var out []selftest.Mutant
 			for _, f := range acpref.Faults {
 				out = append(out, selftest.Mutant{Name: string(f), Target: acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) {
-					return inproc.ACP{Faults: []acpref.Fault{f}}, func() {}, nil
+					return acpinproc.Reference{Faults: []acpref.Fault{f}}, func() {}, nil
 				}}})
 			}
 			return out

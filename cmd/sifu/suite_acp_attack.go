@@ -4,14 +4,16 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/acpfuzz"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
 // acpOracle is a fresh in-process ACP reference.
-func acpOracle(context.Context) (acp.Target, func(), error) { return inproc.ACP{}, func() {}, nil }
+func acpOracle(context.Context) (acp.Target, func(), error) {
+	return acpinproc.Reference{}, func() {}, nil
+}
 
 // acpFuzz fuzzes an ACP implementation with tool-call sequences, a fresh
 // in-process reference answering each call alongside.

@@ -14,8 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/sifu-dev/sifu/adapters/gateway"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/agentkithttp"
+	"github.com/sifu-dev/sifu/adapters/agentkitinproc"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/agentkitref"
@@ -151,17 +151,17 @@ func agentkitManaged(f runFlags) (runner.Target, error) {
 	if timeout <= 0 {
 		timeout = 10 * time.Second
 	}
-	client := gateway.NewClient(timeout)
-	var launcher agentkit.Launcher = inproc.AgentKit{}
+	client := agentkithttp.NewClient(timeout)
+	var launcher agentkit.Launcher = agentkitinproc.Launcher{}
 	if f.mutant != "" {
 		faults, err := agentkitref.ParseFaults([]string{f.mutant})
 		if err != nil {
 			return nil, &runner.UsageError{Msg: "--mutant: " + err.Error()}
 		}
-		launcher = inproc.AgentKit{Faults: faults}
+		launcher = agentkitinproc.Launcher{Faults: faults}
 	}
 	if strings.TrimSpace(f.startCmd) != "" {
-		launcher = gateway.Process{Command: absCommand(f.startCmd), StartTimeout: opts.StartTimeout}
+		launcher = agentkithttp.Process{Command: absCommand(f.startCmd), StartTimeout: opts.StartTimeout}
 		if !f.list {
 			// A gateway that cannot start at all fails the run before any
 			// check, with one line, instead of once per check.
@@ -219,7 +219,7 @@ func agentkitRemote(f runFlags) (runner.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &agentkit.Remote{URL: strings.TrimRight(f.url, "/"), Client: gateway.NewClient(f.requestTimeout), Server: srv}
+	r := &agentkit.Remote{URL: strings.TrimRight(f.url, "/"), Client: agentkithttp.NewClient(f.requestTimeout), Server: srv}
 	return agentkit.RunTarget{IsShared: true, Claims: []string{"gateway", "suspend"}, Controls: []string{},
 		New: func(context.Context) (agentkit.Target, func(), error) { return r, func() {}, nil }}, nil
 }

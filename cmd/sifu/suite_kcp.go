@@ -15,8 +15,8 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/exec"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kcpexec"
+	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/kcpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
@@ -38,7 +38,7 @@ func init() {
 					faults = []kcpref.Fault{kcpref.Fault(f.mutant)}
 				}
 				return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-					return inproc.KCP{Faults: faults}, func() {}, nil
+					return kcpinproc.Reference{Faults: faults}, func() {}, nil
 				}}, nil
 			},
 			"exec": kcpExecTarget,
@@ -51,7 +51,7 @@ func init() {
 			var out []selftest.Mutant
 			for _, f := range kcpref.Faults {
 				out = append(out, selftest.Mutant{Name: string(f), Target: kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-					return inproc.KCP{Faults: []kcpref.Fault{f}}, func() {}, nil
+					return kcpinproc.Reference{Faults: []kcpref.Fault{f}}, func() {}, nil
 				}}})
 			}
 			return out
@@ -93,21 +93,21 @@ func kcpExecTarget(f runFlags) (runner.Target, error) {
 	}
 	var once sync.Once
 	var target kcp.Target
-	var runnerProc *exec.Runner
+	var runnerProc *kcpexec.Runner
 	var startErr error
 	resolve := func(ctx context.Context) (kcp.Target, error) {
 		once.Do(func() {
 			switch cfg.Protocol {
 			case "cli":
-				target = exec.Planner{Command: f.command}
+				target = kcpexec.Planner{Command: f.command}
 			case "runner":
-				runnerProc, startErr = exec.StartRunner(ctx, f.command)
+				runnerProc, startErr = kcpexec.StartRunner(ctx, f.command)
 				target = runnerProc
 			default:
-				if runnerProc = exec.Detect(ctx, f.command); runnerProc != nil {
+				if runnerProc = kcpexec.Detect(ctx, f.command); runnerProc != nil {
 					target = runnerProc
 				} else {
-					target = exec.Planner{Command: f.command}
+					target = kcpexec.Planner{Command: f.command}
 				}
 			}
 		})
@@ -122,7 +122,7 @@ func kcpExecTarget(f runFlags) (runner.Target, error) {
 			return t, func() {}, nil
 		},
 		ClaimsOf: func(t kcp.Target) []string {
-			if r, ok := t.(*exec.Runner); ok {
+			if r, ok := t.(*kcpexec.Runner); ok {
 				return r.Profiles()
 			}
 			return kcp.Profiles
@@ -159,6 +159,6 @@ func kcpFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
 	if len(seeds) == 0 {
 		return fuzz.Result{}, &runner.UsageError{Msg: fmt.Sprintf("--check %s selects no planner vector to mutate (the fuzzer starts from planner vectors, e.g. 'kcp/budget-*')", strings.Join(req.checks, " --check "))}
 	}
-	cfg := kcpfuzz.Config{Target: target, Oracle: inproc.KCP{}, Seeds: seeds, Name: fmt.Sprintf("fuzz-kcp-%d", req.seed)}
+	cfg := kcpfuzz.Config{Target: target, Oracle: kcpinproc.Reference{}, Seeds: seeds, Name: fmt.Sprintf("fuzz-kcp-%d", req.seed)}
 	return fuzz.Run(fuzz.Config{Seed: req.seed, Runs: req.runs, Steps: req.steps, ShrinkTime: req.shrinkTime, Progress: req.progress}, kcpfuzz.Property(ctx, cfg))
 }

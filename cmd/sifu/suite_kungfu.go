@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
@@ -27,7 +27,7 @@ func init() {
 					opts = append(opts, kungfuref.WithFaults(kungfuref.Fault(f.mutant)))
 				}
 				return faulted(f, kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-					t, err := inproc.NewKungfu(opts...)
+					t, err := kungfuinproc.New(opts...)
 					if err != nil {
 						return nil, nil, err
 					}
@@ -47,7 +47,7 @@ func kungfuMutants() []selftest.Mutant {
 	var out []selftest.Mutant
 	for _, f := range kungfuref.Faults {
 		out = append(out, selftest.Mutant{Name: string(f), Target: kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-			t, err := inproc.NewKungfu(kungfuref.WithFaults(f))
+			t, err := kungfuinproc.New(kungfuref.WithFaults(f))
 			return t, func() {}, err
 		}}})
 	}
@@ -61,7 +61,7 @@ func kungfuFuzz(ctx context.Context, req fuzzRequest) (fuzz.Result, error) {
 		return fuzz.Result{}, fmt.Errorf("the kungfu fuzzer cannot drive a %T", req.target)
 	}
 	oracle := func(context.Context) (kungfu.Target, func(), error) {
-		t, err := inproc.NewKungfu()
+		t, err := kungfuinproc.New()
 		return t, func() {}, err
 	}
 	prop := kungfufuzz.Property(ctx, kungfufuzz.Config{Target: rt.New, Oracle: oracle, Shared: rt.IsShared})

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/sifu-dev/sifu/adapters/httpwire"
-	"github.com/sifu-dev/sifu/adapters/stdio"
+	"github.com/sifu-dev/sifu/adapters/kungfuhttp"
+	"github.com/sifu-dev/sifu/adapters/kungfustdio"
 	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
@@ -37,7 +37,7 @@ func httpTarget(f runFlags) (runner.Target, error) {
 	if f.requestTimeout <= 0 {
 		return nil, &runner.UsageError{Msg: "--request-timeout must be positive"}
 	}
-	opts := httpwire.ClientOptions{ControlToken: token, Timeout: f.requestTimeout}
+	opts := kungfuhttp.ClientOptions{ControlToken: token, Timeout: f.requestTimeout}
 	if cfg := f.faultCfg; cfg != nil && cfg.Has(faultproxy.Reset) {
 		// The client's own connections are cut; it repeats what was cut.
 		opts.Reset, opts.Retries = cfg.Decider().Cut, 3
@@ -45,7 +45,7 @@ func httpTarget(f runFlags) (runner.Target, error) {
 		c.AdapterResets = true
 		f.faultCfg = &c
 	}
-	client := httpwire.NewClient(f.url, opts)
+	client := kungfuhttp.NewClient(f.url, opts)
 	target := withFaults(f, client)
 	// One client serves every check: each check provisions its own agents.
 	return faulted(f, kungfu.RunTarget{IsShared: true, Concurrency: wireWorkers(), Memo: &kungfu.HelloMemo{}, New: func(context.Context) (kungfu.Target, func(), error) {
@@ -74,17 +74,17 @@ func stdioTarget(f runFlags) (runner.Target, error) {
 		return nil, &runner.UsageError{Msg: `--target stdio needs --cmd, e.g. --cmd "sifu serve kungfu --stdio --db kungfu.db"`}
 	}
 	if cfg := f.faultCfg; cfg != nil && cfg.Has(faultproxy.Reset) {
-		// The pipe to the implementation is cut (see stdio.Process.SetCut).
+		// The pipe to the implementation is cut (see kungfustdio.Process.SetCut).
 		c := *cfg
 		c.AdapterResets = true
 		f.faultCfg = &c
 	}
-	start := func() (*stdio.Process, func(), error) {
+	start := func() (*kungfustdio.Process, func(), error) {
 		dir, err := os.MkdirTemp("", "sifu-stdio-")
 		if err != nil {
 			return nil, nil, err
 		}
-		p, err := stdio.Start(f.command, dir)
+		p, err := kungfustdio.Start(f.command, dir)
 		if err != nil {
 			os.RemoveAll(dir)
 			return nil, nil, err
@@ -113,7 +113,7 @@ func stdioTarget(f runFlags) (runner.Target, error) {
 	return kungfu.RunTarget{IsShared: true, Own: own, Concurrency: wireWorkers(), Memo: &kungfu.HelloMemo{},
 		New: func(context.Context) (kungfu.Target, func(), error) {
 			once.Do(func() {
-				var p *stdio.Process
+				var p *kungfustdio.Process
 				if p, stop, err = start(); err == nil {
 					shared = p
 				}

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/httpwire"
+	"github.com/sifu-dev/sifu/adapters/kungfuhttp"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	kcpsuite "github.com/sifu-dev/sifu/suite/kcp"
@@ -154,7 +154,7 @@ func TestKillAndRestartKeepsEverything(t *testing.T) {
 	addr := freeAddr(t)
 	srv := startServe(t, bin, addr, db)
 	ctx := context.Background()
-	c := httpwire.NewClient("http://"+addr, httpwire.ClientOptions{})
+	c := kungfuhttp.NewClient("http://"+addr, kungfuhttp.ClientOptions{})
 	agent := func(name string) string {
 		r, err := c.Control(ctx, kungfu.Control{Name: "provision", Params: map[string]any{"name": name}})
 		if err != nil || !r.OK {

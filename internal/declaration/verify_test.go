@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/knownfail"
@@ -33,7 +33,7 @@ func declareRun(t *testing.T, opts ...kungfuref.Option) (string, *results.Run, *
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(opts...)
+		k, err := kungfuinproc.New(opts...)
 		return k, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: results.Harness{Name: "sifu", Version: "test"}})
@@ -281,7 +281,7 @@ func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(kungfuref.WithFaults(kungfuref.FaultExistenceLeak))
+		k, err := kungfuinproc.New(kungfuref.WithFaults(kungfuref.FaultExistenceLeak))
 		return k, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: results.Harness{Name: "sifu", Version: "test"}})

@@ -11,7 +11,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/report"
 	"github.com/sifu-dev/sifu/internal/results"
@@ -45,7 +45,7 @@ func statement(t *testing.T, dir string, at time.Time, faults ...kungfuref.Fault
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(kungfuref.WithFaults(faults...))
+		k, err := kungfuinproc.New(kungfuref.WithFaults(faults...))
 		return k, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Profiles: []string{"memory"},

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -27,9 +27,9 @@ func TestRepeatFindsAVaryingOutcome(t *testing.T) {
 	const check = "kcp/gate-cascade-first-failing"
 	run := func(flaky bool, repeat int) results.Test {
 		t.Helper()
-		var target runner.Target = targetOf(inproc.KCP{})
+		var target runner.Target = targetOf(kcpinproc.Reference{})
 		if flaky {
-			target = &alternating{good: target, bad: targetOf(inproc.KCP{Faults: []kcpref.Fault{kcpref.FaultGatesSwapped}})}
+			target = &alternating{good: target, bad: targetOf(kcpinproc.Reference{Faults: []kcpref.Fault{kcpref.FaultGatesSwapped}})}
 		}
 		r, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "t", Only: []string{check}, Concurrency: 1, Repeat: repeat})
 		if err != nil {
@@ -63,7 +63,7 @@ func TestRepeatFindsAVaryingOutcome(t *testing.T) {
 	}
 }
 
-func targetOf(k inproc.KCP) runner.Target {
+func targetOf(k kcpinproc.Reference) runner.Target {
 	return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return k, func() {}, nil }}
 }
 

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
@@ -21,7 +21,7 @@ func TestCheckPatterns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := targetOf(inproc.KCP{})
+	target := targetOf(kcpinproc.Reference{})
 	ids := func(patterns ...string) ([]string, error) {
 		r, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "t", Checks: patterns})
 		if err != nil {

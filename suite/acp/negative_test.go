@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/acpref"
@@ -83,7 +83,7 @@ func TestChecksCatchPlantedFaults(t *testing.T) {
 		t.Run(string(fault), func(t *testing.T) {
 			t.Parallel()
 			target := acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) {
-				return inproc.ACP{Faults: []acpref.Fault{fault}}, func() {}, nil
+				return acpinproc.Reference{Faults: []acpref.Fault{fault}}, func() {}, nil
 			}}
 			rules := negativeControls[fault]
 			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "faulty", Rules: rules})

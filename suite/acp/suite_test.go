@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
@@ -20,7 +20,7 @@ func TestReferencePassesInProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	target := acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) { return inproc.ACP{}, func() {}, nil }}
+	target := acp.RunTarget{New: func(context.Context) (acp.Target, func(), error) { return acpinproc.Reference{}, func() {}, nil }}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc"})
 	if err != nil {
 		t.Fatal(err)

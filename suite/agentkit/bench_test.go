@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sifu-dev/sifu/adapters/gateway"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/agentkithttp"
+	"github.com/sifu-dev/sifu/adapters/agentkitinproc"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
@@ -27,14 +27,14 @@ func BenchmarkSuiteInproc(b *testing.B) {
 
 // BenchmarkApprovalReplay is one approved effect through suspend and
 // replay: the question, "yes" (the effect runs), and the final answer
-// (replayed from the journal), against one running reference gateway.
+// (replayed from the journal), against one running reference agentkithttp.
 func BenchmarkApprovalReplay(b *testing.B) {
 	srv, err := stub.Start("127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	m := &agentkit.Managed{Launcher: inproc.AgentKit{}, Client: gateway.NewClient(0), Server: srv}
+	m := &agentkit.Managed{Launcher: agentkitinproc.Launcher{}, Client: agentkithttp.NewClient(0), Server: srv}
 	defer m.Close()
 	ctx := context.Background()
 	send := func(session, input string) {

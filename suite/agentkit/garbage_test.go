@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sifu-dev/sifu/adapters/gateway"
+	"github.com/sifu-dev/sifu/adapters/agentkithttp"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
@@ -54,7 +54,7 @@ func TestGarbageNeverPasses(t *testing.T) {
 	for name, url := range map[string]string{"nonsense": nonsense.URL, "not-http": "http://" + ln.Addr().String()} {
 		t.Run(name, func(t *testing.T) {
 			tg := agentkit.RunTarget{New: func(context.Context) (agentkit.Target, func(), error) {
-				m := &agentkit.Managed{Launcher: fixed{url}, Client: gateway.NewClient(0), Server: srv}
+				m := &agentkit.Managed{Launcher: fixed{url}, Client: agentkithttp.NewClient(0), Server: srv}
 				return m, m.Close, nil
 			}}
 			r := runWithin(t, tg, time.Second)

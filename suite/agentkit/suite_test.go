@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/gateway"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/agentkithttp"
+	"github.com/sifu-dev/sifu/adapters/agentkitinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -48,9 +48,9 @@ func setup(t testing.TB) (*stub.Server, *runner.Plan) {
 func target(t testing.TB, faults ...agentkitref.Fault) runner.Target {
 	t.Helper()
 	srv, _ := setup(t)
-	client := gateway.NewClient(0)
+	client := agentkithttp.NewClient(0)
 	return agentkit.RunTarget{New: func(context.Context) (agentkit.Target, func(), error) {
-		m := &agentkit.Managed{Launcher: inproc.AgentKit{Faults: faults}, Client: client, Server: srv}
+		m := &agentkit.Managed{Launcher: agentkitinproc.Launcher{Faults: faults}, Client: client, Server: srv}
 		return m, m.Close, nil
 	}}
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/sifu-dev/sifu/adapters/exec"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kcpexec"
+	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
@@ -61,13 +61,13 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 		if err := json.Unmarshal(raw, &v); err != nil {
 			t.Fatalf("%s: %v", f, err)
 		}
-		flags, err := exec.Flags(v.Task, v.Options)
+		flags, err := kcpexec.Flags(v.Task, v.Options)
 		if err != nil {
 			continue // not expressible on the command line
 		}
 		want[v.Name] = true
 		args := append(append([]string{"plan"}, flags...), "--manifest", kcp.ManifestPlaceholder, "--json")
-		res, err := inproc.KCP{}.RunCLI(context.Background(), kcp.CLIRequest{Name: v.Name, Manifest: v.Manifest, Args: args})
+		res, err := kcpinproc.Reference{}.RunCLI(context.Background(), kcp.CLIRequest{Name: v.Name, Manifest: v.Manifest, Args: args})
 		if err != nil {
 			t.Fatal(err)
 		}

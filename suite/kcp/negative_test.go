@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kcpref"
@@ -26,7 +26,7 @@ func TestChecksCatchPlantedFaults(t *testing.T) {
 	for _, fault := range kcpref.Faults {
 		t.Run(string(fault), func(t *testing.T) {
 			target := kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-				return inproc.KCP{Faults: []kcpref.Fault{fault}}, func() {}, nil
+				return kcpinproc.Reference{Faults: []kcpref.Fault{fault}}, func() {}, nil
 			}}
 			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "faulty", Tags: "~@slow"})
 			if err != nil {

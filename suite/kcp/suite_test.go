@@ -9,7 +9,7 @@ import (
 	"testing/fstest"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"
@@ -23,7 +23,7 @@ func TestReferencePassesTheCorpus(t *testing.T) {
 		t.Fatal(err)
 	}
 	run, err := plan.Run(context.Background(), runner.Config{TargetName: "inproc",
-		Target: kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return inproc.KCP{}, func() {}, nil }}})
+		Target: kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return kcpinproc.Reference{}, func() {}, nil }}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,12 +58,12 @@ var calls atomic.Int64
 
 // perturbed is a planner with one wrong habit; every habit must be caught.
 type perturbed struct {
-	inproc.KCP
+	kcpinproc.Reference
 	fault string
 }
 
 func (p perturbed) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any, error) {
-	out, err := p.KCP.Plan(ctx, req)
+	out, err := p.Reference.Plan(ctx, req)
 	if err != nil {
 		return out, err
 	}
@@ -151,7 +151,7 @@ func BenchmarkCorpusInProcess(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		if _, err := (inproc.KCP{}).Plan(ctx, reqs[i%len(reqs)]); err != nil {
+		if _, err := (kcpinproc.Reference{}).Plan(ctx, reqs[i%len(reqs)]); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -33,7 +33,7 @@ func TestEntryRefSchema(t *testing.T) {
 // binding schema describes.
 func TestTasksViewMatchesSchema(t *testing.T) {
 	ctx := context.Background()
-	k, err := inproc.NewKungfu()
+	k, err := kungfuinproc.New()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
@@ -34,7 +34,7 @@ func TestMissingControlIsUntestable(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu()
+		k, err := kungfuinproc.New()
 		return withoutControls{Target: k, keep: []string{kungfu.ControlProvision}}, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "limited", Profiles: []string{"memory"}})
@@ -90,7 +90,7 @@ func TestChecksNeedTheProfilesTheyUse(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu()
+		k, err := kungfuinproc.New()
 		return memoryOnly{k}, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "memory-only"})
@@ -141,7 +141,7 @@ func TestRefusedControlPlaneStopsTheRunBeforeAnyCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu()
+		k, err := kungfuinproc.New()
 		return lockedControls{Target: k}, func() {}, err
 	}}
 	run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "http"})
@@ -180,7 +180,7 @@ func TestInterruptedRunIsMarked(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu()
+		k, err := kungfuinproc.New()
 		return k, func() {}, err
 	}}
 	run, err := plan.Run(ctx, runner.Config{Target: target, TargetName: "inproc", Concurrency: 1, Progress: &cancelAfter{n: 5, cancel: cancel}})

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kungfuref"
@@ -142,7 +142,7 @@ func TestChecksCatchPlantedFaults(t *testing.T) {
 		t.Run(string(fault), func(t *testing.T) {
 			t.Parallel()
 			target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-				k, err := inproc.NewKungfu(kungfuref.WithFaults(fault))
+				k, err := kungfuinproc.New(kungfuref.WithFaults(fault))
 				return k, func() {}, err
 			}}
 			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "faulty"})

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -14,7 +14,7 @@ import (
 )
 
 func reference(ctx context.Context) (kungfu.Target, func(), error) {
-	t, err := inproc.NewKungfu()
+	t, err := kungfuinproc.New()
 	return t, func() {}, err
 }
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kungfuref"
@@ -29,7 +29,7 @@ func BenchmarkKeyedAct(b *testing.B) {
 		b.Run(fmt.Sprintf("faults=%s", faultproxy.String(faults)), func(b *testing.B) {
 			limits := kungfuref.DefaultLimits
 			limits.ActionsPerMinute = 0
-			k, err := inproc.NewKungfu(kungfuref.WithLimits(limits))
+			k, err := kungfuinproc.New(kungfuref.WithLimits(limits))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -61,7 +61,7 @@ func BenchmarkFaultChecks(b *testing.B) {
 		b.Run(fmt.Sprintf("faults=%s", faultproxy.String(faults)), func(b *testing.B) {
 			cfg := faultproxy.Config{Faults: faults, Seed: 1, Clock: &instant{}}
 			target := kungfu.RunTarget{New: func(context.Context) (kungfu.Target, func(), error) {
-				k, err := inproc.NewKungfu()
+				k, err := kungfuinproc.New()
 				return faultproxy.Wrap(k, cfg), func() {}, err
 			}}
 			for b.Loop() {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
@@ -66,7 +66,7 @@ func faultRun(t *testing.T, cfg faultproxy.Config, planted ...kungfuref.Fault) (
 		if len(planted) > 0 {
 			opts = append(opts, kungfuref.WithFaults(planted...))
 		}
-		k, err := inproc.NewKungfu(opts...)
+		k, err := kungfuinproc.New(opts...)
 		if err != nil {
 			return nil, nil, err
 		}

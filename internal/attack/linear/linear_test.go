@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kungfuref"
@@ -14,7 +14,7 @@ import (
 
 func factory(faults ...kungfuref.Fault) kungfu.Factory {
 	return func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(kungfuref.WithFaults(faults...))
+		k, err := kungfuinproc.New(kungfuref.WithFaults(faults...))
 		return k, func() {}, err
 	}
 }

@@ -6,7 +6,7 @@ import (
 	"testing/fstest"
 	"time"
 
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -16,7 +16,7 @@ import (
 
 func factory(faults ...acpref.Fault) acp.Factory {
 	return func(context.Context) (acp.Target, func(), error) {
-		return inproc.ACP{Faults: faults}, func() {}, nil
+		return acpinproc.Reference{Faults: faults}, func() {}, nil
 	}
 }
 
@@ -46,7 +46,7 @@ func replay(t *testing.T, d *fuzz.Divergence, faults ...acpref.Fault) engine.Ver
 	if len(checks) != 1 {
 		t.Fatalf("the finding compiles to %d checks", len(checks))
 	}
-	e, release, err := acp.NewExecutor(inproc.ACP{Faults: faults})
+	e, release, err := acp.NewExecutor(acpinproc.Reference{Faults: faults})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/kcpfuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -30,7 +30,7 @@ func seeds(t *testing.T) []kcpfuzz.Seed {
 }
 
 func TestTheReferenceAgreesWithItself(t *testing.T) {
-	cfg := kcpfuzz.Config{Target: inproc.KCP{}, Oracle: inproc.KCP{}, Seeds: seeds(t), Name: "fuzz-kcp-1"}
+	cfg := kcpfuzz.Config{Target: kcpinproc.Reference{}, Oracle: kcpinproc.Reference{}, Seeds: seeds(t), Name: "fuzz-kcp-1"}
 	res, err := fuzz.Run(fuzz.Config{Seed: 1, Runs: 500}, kcpfuzz.Property(context.Background(), cfg))
 	if err != nil {
 		t.Fatal(err)
@@ -42,10 +42,10 @@ func TestTheReferenceAgreesWithItself(t *testing.T) {
 
 // overEager selects one unit too many: it reports the first skipped unit as
 // selected too, the way a planner that forgets a gate would.
-type overEager struct{ inproc.KCP }
+type overEager struct{ kcpinproc.Reference }
 
 func (o overEager) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any, error) {
-	out, err := o.KCP.Plan(ctx, req)
+	out, err := o.Reference.Plan(ctx, req)
 	if err != nil {
 		return out, err
 	}
@@ -56,7 +56,7 @@ func (o overEager) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]an
 }
 
 func TestAWrongPlannerYieldsAVectorThatCatchesIt(t *testing.T) {
-	cfg := kcpfuzz.Config{Target: overEager{}, Oracle: inproc.KCP{}, Seeds: seeds(t), Name: "fuzz-kcp-2"}
+	cfg := kcpfuzz.Config{Target: overEager{}, Oracle: kcpinproc.Reference{}, Seeds: seeds(t), Name: "fuzz-kcp-2"}
 	res, err := fuzz.Run(fuzz.Config{Seed: 2, Runs: 200, ShrinkTime: 3 * time.Second}, kcpfuzz.Property(context.Background(), cfg))
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +69,7 @@ func TestAWrongPlannerYieldsAVectorThatCatchesIt(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the finding is not an upstream-format vector: %v\n%s", err, d.Vector)
 	}
-	if v := engine.Run(context.Background(), checks[0], kcp.NewExecutor(inproc.KCP{})); v.Status != engine.Pass {
+	if v := engine.Run(context.Background(), checks[0], kcp.NewExecutor(kcpinproc.Reference{})); v.Status != engine.Pass {
 		t.Errorf("the finding fails on the reference: %s", v.Message)
 	}
 	if v := engine.Run(context.Background(), checks[0], kcp.NewExecutor(overEager{})); v.Status != engine.Fail {
@@ -79,13 +79,13 @@ func TestAWrongPlannerYieldsAVectorThatCatchesIt(t *testing.T) {
 
 // oldYAML reads numbers the way js-yaml 4.1 did, underscores allowed
 // (1_000 is 1000), as a planner on the wrong js-yaml would.
-type oldYAML struct{ inproc.KCP }
+type oldYAML struct{ kcpinproc.Reference }
 
 var underscoreDigits = regexp.MustCompile(`(\d)_(\d)`)
 
 func (o oldYAML) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any, error) {
 	req.Manifest = underscoreDigits.ReplaceAllString(req.Manifest, "$1$2")
-	return o.KCP.Plan(ctx, req)
+	return o.Reference.Plan(ctx, req)
 }
 
 // TestNumberSpellingsFindTheWrongYAML: the fuzzer's numeric respellings
@@ -97,7 +97,7 @@ func TestNumberSpellingsFindTheWrongYAML(t *testing.T) {
 			plain = append(plain, s)
 		}
 	}
-	cfg := kcpfuzz.Config{Target: oldYAML{}, Oracle: inproc.KCP{}, Seeds: plain, Name: "fuzz-kcp-3"}
+	cfg := kcpfuzz.Config{Target: oldYAML{}, Oracle: kcpinproc.Reference{}, Seeds: plain, Name: "fuzz-kcp-3"}
 	res, err := fuzz.Run(fuzz.Config{Seed: 3, Runs: 2000, ShrinkTime: 3 * time.Second}, kcpfuzz.Property(context.Background(), cfg))
 	if err != nil {
 		t.Fatal(err)

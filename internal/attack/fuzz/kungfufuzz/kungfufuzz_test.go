@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -19,7 +19,7 @@ import (
 
 func factory(faults ...kungfuref.Fault) kungfufuzz.Factory {
 	return func(context.Context) (kungfu.Target, func(), error) {
-		k, err := inproc.NewKungfu(kungfuref.WithFaults(faults...))
+		k, err := kungfuinproc.New(kungfuref.WithFaults(faults...))
 		return k, func() {}, err
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/adapters/inproc"
+	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
 	"github.com/sifu-dev/sifu/internal/attack/linear/acplinear"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -28,7 +28,9 @@ func races(t *testing.T) []linear.Race {
 	return rs
 }
 
-func reference(context.Context) (acp.Target, func(), error) { return inproc.ACP{}, func() {}, nil }
+func reference(context.Context) (acp.Target, func(), error) {
+	return acpinproc.Reference{}, func() {}, nil
+}
 
 func TestTheReferenceIsLinearizable(t *testing.T) {
 	for _, r := range races(t) {
@@ -48,7 +50,7 @@ func TestTheReferenceIsLinearizable(t *testing.T) {
 // and the last write wins. The barrier makes the loss certain instead of
 // a matter of timing.
 type staleAppends struct {
-	inproc.ACP
+	acpinproc.Reference
 	stage   int // appends before the race, left alone
 	barrier *barrier
 	mu      *sync.Mutex
@@ -81,7 +83,7 @@ func (s staleAppends) Append(ctx context.Context, r acp.AppendRequest) (acp.Answ
 	racing := *s.calls > s.stage
 	s.mu.Unlock()
 	if !racing {
-		return s.ACP.Append(ctx, r)
+		return s.Reference.Append(ctx, r)
 	}
 	snapshot := map[string][]byte{}
 	for _, name := range []string{"events.jsonl", "protocol.json"} {
@@ -99,7 +101,7 @@ func (s staleAppends) Append(ctx context.Context, r acp.AppendRequest) (acp.Answ
 			return acp.Answer{}, err
 		}
 	}
-	return s.ACP.Append(ctx, r)
+	return s.Reference.Append(ctx, r)
 }
 
 func TestAnImplementationThatLosesAppendsIsNotLinearizable(t *testing.T) {
