@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/sifu-dev/sifu/adapters/acpinproc"
+	"github.com/sifu-dev/sifu/internal/attack/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/acpfuzz"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 

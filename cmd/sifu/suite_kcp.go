@@ -18,7 +18,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/kcpexec"
 	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/kcpfuzz"
+	"github.com/sifu-dev/sifu/internal/attack/kcpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kcpref"

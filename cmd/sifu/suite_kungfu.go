@@ -7,7 +7,7 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/kungfufuzz"
+	"github.com/sifu-dev/sifu/internal/attack/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kungfuref"

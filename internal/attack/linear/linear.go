@@ -18,7 +18,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/kungfufuzz"
+	"github.com/sifu-dev/sifu/internal/attack/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )

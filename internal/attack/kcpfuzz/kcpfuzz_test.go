@@ -11,7 +11,7 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/kcpfuzz"
+	"github.com/sifu-dev/sifu/internal/attack/kcpfuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kcp"

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/adapters/acpinproc"
+	"github.com/sifu-dev/sifu/internal/attack/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/reference/acpref"
 	"github.com/sifu-dev/sifu/suite/acp"

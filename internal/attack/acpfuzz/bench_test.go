@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/sifu-dev/sifu/internal/attack/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/acpfuzz"
 )
 
 // BenchmarkFuzzSteps measures in-process fuzz throughput: steps (one call

@@ -9,7 +9,7 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
-	"github.com/sifu-dev/sifu/internal/attack/fuzz/kungfufuzz"
+	"github.com/sifu-dev/sifu/internal/attack/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/engine/vector"
 	"github.com/sifu-dev/sifu/internal/schema"
