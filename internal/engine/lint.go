@@ -7,11 +7,39 @@ import (
 	"slices"
 )
 
+// Vocabulary is what a suite's steps mean to the core beyond the step model.
+// The engine and the runner know no action, view or control by name: each
+// suite declares the few whose meaning they must know.
+type Vocabulary struct {
+	// Provision is the control that makes the agent a step names (its
+	// Agent): an act or read step, or another control, that names an agent
+	// no earlier Provision step made is an authoring mistake. Empty for a
+	// suite whose steps name no agent, where a step that names one is the
+	// mistake.
+	Provision string
+	// Disturbing are the controls that act on everything an implementation
+	// holds, not on one check's agents (Kungfu's clock and restart): on an
+	// implementation the checks share, a check that uses one runs alone,
+	// unless the implementation confines the control to the check's scope.
+	Disturbing []string
+}
+
+// Disturbs reports whether a check uses a disturbing control that the
+// implementation does not confine to the check (scoped).
+func (v Vocabulary) Disturbs(c Check, scoped []string) bool {
+	for _, ctl := range c.Controls() {
+		if slices.Contains(v.Disturbing, ctl) && !slices.Contains(scoped, ctl) {
+			return true
+		}
+	}
+	return false
+}
+
 // Lint checks a compiled check for authoring mistakes that would otherwise
 // surface only at run time: variables used before they are captured, agents
 // used before they are provisioned, and unknown matcher operators. It returns
 // the first problem, naming the step's source.
-func Lint(c Check) error {
+func Lint(c Check, v Vocabulary) error {
 	vars := map[string]bool{}
 	agents := map[string]bool{}
 	if len(c.Rules) == 0 {
@@ -20,7 +48,7 @@ func Lint(c Check) error {
 	var walk func(steps []Step, inParallel bool) error
 	walk = func(steps []Step, inParallel bool) error {
 		for _, s := range steps {
-			if err := lintStep(s, vars, agents); err != nil {
+			if err := lintStep(s, v, vars, agents); err != nil {
 				return err
 			}
 			if s.Op == OpParallel {
@@ -28,7 +56,7 @@ func Lint(c Check) error {
 					return err
 				}
 			}
-			if s.Op == OpControl && s.Name == "provision" {
+			if s.Op == OpControl && v.Provision != "" && s.Name == v.Provision {
 				agents[s.Agent] = true
 			}
 			for name := range s.Capture {
@@ -42,7 +70,7 @@ func Lint(c Check) error {
 
 var operatorKey = regexp.MustCompile(`^\$`)
 
-func lintStep(s Step, vars, agents map[string]bool) error {
+func lintStep(s Step, v Vocabulary, vars, agents map[string]bool) error {
 	use := func(where, text string) error {
 		for _, name := range VarRefs(text) {
 			if !vars[name] {
@@ -51,7 +79,10 @@ func lintStep(s Step, vars, agents map[string]bool) error {
 		}
 		return nil
 	}
-	if s.Agent != "" && (s.Op == OpAct || s.Op == OpRead || s.Op == OpControl && s.Name == "deactivate") && !agents[s.Agent] {
+	if s.Agent != "" && v.Provision == "" {
+		return fmt.Errorf("%s: the step names agent %q, but this suite's steps name no agent", s.Source, s.Agent)
+	}
+	if s.Agent != "" && (s.Op == OpAct || s.Op == OpRead || s.Op == OpControl && s.Name != v.Provision) && !agents[s.Agent] {
 		return fmt.Errorf("%s: agent %q acts before it is provisioned; provision it in an earlier step", s.Source, s.Agent)
 	}
 	if err := use("the key", s.Key); err != nil {

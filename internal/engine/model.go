@@ -8,6 +8,7 @@
 package engine
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"time"
@@ -18,8 +19,9 @@ type Op string
 
 // The step operations.
 const (
-	// OpControl drives the test control plane (provision an agent, deactivate
-	// one, advance the virtual clock, restart the implementation).
+	// OpControl drives the test control plane: what a suite offers to set
+	// a check's stage (make an agent, move a virtual clock, restart the
+	// implementation, edit a folder).
 	OpControl Op = "control"
 	// OpAct performs a protocol action as an agent.
 	OpAct Op = "act"
@@ -118,12 +120,25 @@ type Outcome struct {
 	Rejection *Rejection `json:"rejection,omitempty"`
 }
 
-// Rejection is a refused action: a reason code, the next step the agent should
-// take, and a free message.
+// Rejection is a refused step: a reason code, the next step the agent
+// should take where the suite's protocol names one (Kungfu's does; a
+// command's exit status or a planner's refusal has none), and a free
+// message.
 type Rejection struct {
 	Reason   string `json:"reason"`
-	NextStep string `json:"next_step"`
+	NextStep string `json:"next_step,omitempty"`
 	Message  string `json:"message,omitempty"`
+}
+
+// Executor performs act, read and control steps against one target. The
+// engine hands it steps whose parameters are already resolved. A new Executor
+// is made for every check, so agents and objects never leak between checks.
+//
+// Execute returns the observed outcome; a rejection by the implementation is
+// an outcome, not an error. Errors are reserved for ErrUnsupported,
+// *AdapterError and *Violation.
+type Executor interface {
+	Execute(ctx context.Context, step Step) (Outcome, error)
 }
 
 // Exchange is one transcript line: what was sent and what came back.

@@ -20,21 +20,21 @@ func VarRefs(s string) []string {
 
 // expand substitutes variables in s. A string that is exactly one reference
 // yields the variable's value unchanged (a number stays a number).
-func (in *interp) expand(s string) (any, error) {
-	if !strings.Contains(s, "${") {
-		return s, nil
+func (s *Session) expand(text string) (any, error) {
+	if !strings.Contains(text, "${") {
+		return text, nil
 	}
-	if m := varRef.FindStringSubmatch(s); m != nil && m[0] == s {
-		v, ok := in.vars[m[1]]
+	if m := varRef.FindStringSubmatch(text); m != nil && m[0] == text {
+		v, ok := s.vars[m[1]]
 		if !ok {
 			return nil, &AdapterError{Step: "resolve", Err: fmt.Errorf("variable ${%s} was never captured", m[1])}
 		}
 		return v, nil
 	}
 	var missing string
-	out := varRef.ReplaceAllStringFunc(s, func(ref string) string {
+	out := varRef.ReplaceAllStringFunc(text, func(ref string) string {
 		name := varRef.FindStringSubmatch(ref)[1]
-		v, ok := in.vars[name]
+		v, ok := s.vars[name]
 		if !ok {
 			missing = name
 			return ref
@@ -48,14 +48,14 @@ func (in *interp) expand(s string) (any, error) {
 }
 
 // resolveValue expands variables anywhere inside a decoded JSON value.
-func (in *interp) resolveValue(v any) (any, error) {
+func (s *Session) resolveValue(v any) (any, error) {
 	switch t := v.(type) {
 	case string:
-		return in.expand(t)
+		return s.expand(t)
 	case map[string]any:
 		out := make(map[string]any, len(t))
 		for k, e := range t {
-			r, err := in.resolveValue(e)
+			r, err := s.resolveValue(e)
 			if err != nil {
 				return nil, err
 			}
@@ -65,7 +65,7 @@ func (in *interp) resolveValue(v any) (any, error) {
 	case []any:
 		out := make([]any, len(t))
 		for i, e := range t {
-			r, err := in.resolveValue(e)
+			r, err := s.resolveValue(e)
 			if err != nil {
 				return nil, err
 			}
@@ -78,15 +78,15 @@ func (in *interp) resolveValue(v any) (any, error) {
 }
 
 // resolve returns a copy of step with every variable expanded.
-func (in *interp) resolve(step Step) (Step, error) {
+func (s *Session) resolve(step Step) (Step, error) {
 	out := step
-	key, err := in.expand(step.Key)
+	key, err := s.expand(step.Key)
 	if err != nil {
 		return step, fmt.Errorf("%s: %w", step.Source, err)
 	}
 	out.Key = fmt.Sprint(key)
 	if step.Params != nil {
-		p, err := in.resolveValue(map[string]any(step.Params))
+		p, err := s.resolveValue(map[string]any(step.Params))
 		if err != nil {
 			return step, fmt.Errorf("%s: %w", step.Source, err)
 		}

@@ -38,9 +38,14 @@ type Suite struct {
 	Vectors   string // directory of vector .json files
 	Schemas   string // directory of JSON Schemas
 	Register  gherkin.Registrar
-	// CompileVector compiles one vector file of the suite's own format; nil
-	// means sifu's vector format (engine/vector).
-	CompileVector func(fsys fs.FS, file string) ([]engine.Check, error)
+	// CompileVector compiles one vector file of the suite's own format,
+	// validating it with the run's schema set; nil means sifu's vector
+	// format (engine/vector).
+	CompileVector func(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check, error)
+	// Vocabulary is what the suite's steps mean to the core: every check
+	// the suite compiles is linted with it, and the runner keeps checks
+	// that use a disturbing control apart on a shared target.
+	Vocabulary engine.Vocabulary
 	// Uses returns the profiles whose actions or views a check uses. A check
 	// that uses a profile the target does not offer is not_applicable, even
 	// when the rules it evidences are in scope. Nil means no constraint.
@@ -135,6 +140,9 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 	}
 	for _, f := range features {
 		checks, err := gherkin.Compile(fsys, f, s.Name, s.Register)
+		if err == nil {
+			err = lint(checks, s.Vocabulary)
+		}
 		if err != nil {
 			return nil, &UsageError{Msg: err.Error()}
 		}
@@ -155,9 +163,12 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 		}
 		var checks []engine.Check
 		if s.CompileVector != nil {
-			checks, err = s.CompileVector(lo.vectorsFS, f)
+			checks, err = s.CompileVector(lo.vectorsFS, f, set)
 		} else {
 			checks, err = vector.Compile(lo.vectorsFS, f, s.Name, set)
+		}
+		if err == nil {
+			err = lint(checks, s.Vocabulary)
 		}
 		if err != nil {
 			return nil, &UsageError{Msg: err.Error()}
@@ -182,6 +193,21 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 	}
 	sort.Slice(p.Checks, func(i, j int) bool { return p.Checks[i].ID < p.Checks[j].ID })
 	return p, nil
+}
+
+// lint refuses the checks of one file when any has an authoring mistake,
+// naming every one.
+func lint(checks []engine.Check, v engine.Vocabulary) error {
+	var problems []string
+	for _, c := range checks {
+		if err := engine.Lint(c, v); err != nil {
+			problems = append(problems, err.Error())
+		}
+	}
+	if len(problems) > 0 {
+		return errors.New(strings.Join(problems, "\n"))
+	}
+	return nil
 }
 
 // isCatalogue reports whether a JSON file is a rule catalogue (it has a spec
@@ -546,13 +572,14 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		close(jobs)
 		wg.Wait()
 	}
-	// On a target shared by every check, a check that moves the clock or
-	// restarts the implementation would disturb the others: such checks run
-	// afterwards, one at a time, unless the target confines those controls
-	// to the check that uses them (desc.Scoped).
+	// On a target shared by every check, a check that uses a disturbing
+	// control (moves the clock, restarts the implementation) would disturb
+	// the others: such checks run afterwards, one at a time, unless the
+	// target confines those controls to the check that uses them
+	// (desc.Scoped).
 	var together, alone []int
 	for i, sel := range selected {
-		if isShared(cfg.Target) && disturbs(sel.Check, desc.Scoped) {
+		if isShared(cfg.Target) && p.Suite.Vocabulary.Disturbs(sel.Check, desc.Scoped) {
 			alone = append(alone, i)
 		} else {
 			together = append(together, i)
@@ -758,18 +785,6 @@ type SharedTarget interface{ Shared() bool }
 func isShared(t Target) bool {
 	st, ok := t.(SharedTarget)
 	return ok && st.Shared()
-}
-
-// disturbs reports whether a check uses a control that affects every agent
-// of a shared implementation: the clock or a restart, unless the target
-// confines it to the check (scoped).
-func disturbs(c engine.Check, scoped []string) bool {
-	for _, ctl := range c.Controls() {
-		if (ctl == "clock" || ctl == "restart") && !slices.Contains(scoped, ctl) {
-			return true
-		}
-	}
-	return false
 }
 
 // runGuarded runs a check and turns a panic in an executor or adapter into a

@@ -70,8 +70,9 @@ func TestShards(t *testing.T) {
 	}
 }
 
-// TestDisturbs: on a shared target, a check that moves the clock or restarts
-// runs alone unless the target confines that control to the check.
+// TestDisturbs: on a shared target, a check that uses a control the suite
+// declares disturbing (Kungfu's clock, restart) runs alone unless the
+// target confines that control to the check.
 func TestDisturbs(t *testing.T) {
 	clock := engine.Check{Steps: []engine.Step{{Op: engine.OpControl, Name: "provision"}, {Op: engine.OpControl, Name: "clock"}}}
 	restart := engine.Check{Steps: []engine.Step{{Op: engine.OpParallel, Steps: []engine.Step{{Op: engine.OpControl, Name: "restart"}}}}}
@@ -85,7 +86,8 @@ func TestDisturbs(t *testing.T) {
 		{restart, nil, true}, {restart, []string{"clock", "restart"}, false},
 		{plain, nil, false},
 	} {
-		if got := disturbs(tc.c, tc.scoped); got != tc.want {
+		vocabulary := engine.Vocabulary{Provision: "provision", Disturbing: []string{"clock", "restart"}}
+		if got := vocabulary.Disturbs(tc.c, tc.scoped); got != tc.want {
 			t.Errorf("disturbs(%v, %v) = %v, want %v", tc.c.Controls(), tc.scoped, got, tc.want)
 		}
 	}

@@ -8,7 +8,9 @@ import (
 	"testing/fstest"
 
 	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
+	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -49,5 +51,26 @@ func TestVectorsDirectoryMustHoldVectors(t *testing.T) {
 	}
 	if vectors == 0 || scenarios == 0 {
 		t.Errorf("%d vectors, %d scenarios: the given vectors replace the bundled ones, and the features stay", vectors, scenarios)
+	}
+}
+
+// TestEveryCompilerIsLinted: a suite's own vector compiler is linted like
+// sifu's, with the suite's vocabulary: a check whose step names an agent in
+// a suite whose steps name none, or uses a variable no step captures, is
+// refused with its source.
+func TestEveryCompilerIsLinted(t *testing.T) {
+	for name, step := range map[string]engine.Step{
+		"agent in an agentless suite": {Source: "v.json#/cases/0/calls/0", Op: engine.OpAct, Name: "plan", Agent: "alice"},
+		"uncaptured variable":         {Source: "v.json#/cases/0/calls/0", Op: engine.OpAct, Name: "plan", Params: map[string]any{"task": "${nope}"}},
+	} {
+		s := runner.Suite{Name: "kcp", Catalogue: "vectors/kcp/rules.json", Vectors: "vectors/kcp", Schemas: "vectors/schema",
+			CompileVector: func(fs.FS, string, *schema.Set) ([]engine.Check, error) {
+				return []engine.Check{{ID: "kcp/v/c", Source: "v.json#/cases/0", Rules: []string{"KCP-4"}, Steps: []engine.Step{step}}}, nil
+			}}
+		_, err := runner.Load(sifu.Assets, s)
+		var ue *runner.UsageError
+		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "v.json#/cases/0/calls/0") {
+			t.Errorf("%s: %v", name, err)
+		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
+	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
@@ -71,11 +72,11 @@ func TestVectorErrorsNameTheFile(t *testing.T) {
 	fsys := fstestMap{
 		"v/bad.json": `{"suite":"acp","cases":[{"id":"x","title":"xyz","rules":["ACP-EVT-01"],"calls":[{"next":"a","validate":{}}]}]}`,
 	}
-	_, err := acp.CompileVector(fsys.FS(), "v/bad.json")
+	_, err := acp.CompileVector(fsys.FS(), "v/bad.json", schema.NewSet(sifu.Assets, "vectors/schema"))
 	if err == nil || !strings.Contains(err.Error(), "v/bad.json") {
 		t.Fatalf("want an error naming the file, got %v", err)
 	}
-	if checks, err := acp.CompileVector(fsys.FS(), "v/fixtures/x/protocol.json"); err != nil || checks != nil {
+	if checks, err := acp.CompileVector(fsys.FS(), "v/fixtures/x/protocol.json", schema.NewSet(sifu.Assets, "vectors/schema")); err != nil || checks != nil {
 		t.Fatalf("fixture files are data: %v %v", checks, err)
 	}
 }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/steps/acpsteps"
@@ -79,7 +78,7 @@ type call struct {
 
 // CompileVector compiles one ACP vector file. Files inside the fixture
 // folders are data, not vectors, and compile to nothing.
-func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
+func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check, error) {
 	if isFixture(file) {
 		return nil, nil
 	}
@@ -87,7 +86,7 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := schema.NewSet(sifu.Assets, "vectors/schema").Validate(VectorSchema, file, raw); err != nil {
+	if err := schemas.Validate(VectorSchema, file, raw); err != nil {
 		return nil, err
 	}
 	var vf vectorFile
@@ -145,9 +144,6 @@ func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
 				s = acpsteps.WithSchema(s, acpsteps.V2)
 			}
 			c.Steps = append(c.Steps, s)
-		}
-		if err := engine.Lint(c); err != nil {
-			return nil, err
 		}
 		checks = append(checks, c)
 	}

@@ -11,7 +11,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/internal/schema"
@@ -27,6 +26,8 @@ var Suite = runner.Suite{
 	Schemas:       "vectors/schema",
 	Register:      agentkitsteps.Register,
 	CompileVector: CompileVector,
+	// A restart stops the gateway every check of a shared one talks to.
+	Vocabulary: engine.Vocabulary{Disturbing: []string{"restart"}},
 }
 
 // vectorFile is the suite's vector format: HTTP exchanges, or start-up
@@ -85,15 +86,11 @@ func (p *stderrParts) UnmarshalJSON(raw []byte) error {
 	return nil
 }
 
-// schemas are sifu's own: vectors from --vectors are checked against the
-// bundled schema too.
-var schemas = schema.NewSet(sifu.Assets, "vectors/schema")
-
 var caseID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // CompileVector reads one vector file of the agent-kit format and compiles
 // each case into a check. Every problem names the file and the case.
-func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
+func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
+	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 	"github.com/sifu-dev/sifu/suite/agentkit/stub"
@@ -236,7 +237,7 @@ func TestVectorProblemsNameTheFileAndField(t *testing.T) {
 		"v/no-message.json":  "stderr_contains",
 		"v/not-json.json":    "v/not-json.json",
 	} {
-		_, err := agentkit.CompileVector(fsys, file)
+		_, err := agentkit.CompileVector(fsys, file, schema.NewSet(sifu.Assets, "vectors/schema"))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: want an error mentioning %q, got %v", file, want, err)
 		}

@@ -48,7 +48,7 @@ func TestVectorShapesAndNames(t *testing.T) {
 		"v/odd.json":        "unknown vector shape",
 		"v/a.json":          "exactly one of /expect and /expectError",
 	} {
-		if _, err := kcp.CompileVector(fsys, file); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := kcp.CompileVector(fsys, file, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: want %q, got %v", file, want, err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/schema"
 )
 
 // plannerVector is the upstream planner vector format, read as is.
@@ -45,7 +46,7 @@ func RuleFor(spec string) string {
 
 // CompileVector reads one upstream vector file — a planner vector or an
 // assess vector, told apart by shape — and compiles it into one check.
-func CompileVector(fsys fs.FS, file string) ([]engine.Check, error) {
+func CompileVector(fsys fs.FS, file string, _ *schema.Set) ([]engine.Check, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
 		return nil, err

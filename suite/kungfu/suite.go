@@ -23,6 +23,9 @@ var Suite = runner.Suite{
 	Schemas:   "vectors/schema",
 	Register:  kungfusteps.Register,
 	Uses:      Uses,
+	// Checks provision their own agents; moving the clock or restarting
+	// reaches every agent of the implementation.
+	Vocabulary: engine.Vocabulary{Provision: ControlProvision, Disturbing: []string{ControlClock, ControlRestart}},
 }
 
 // Uses names the profiles whose actions and views a check uses: Memory

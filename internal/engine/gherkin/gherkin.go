@@ -200,11 +200,6 @@ func (c *compiler) after(ctx context.Context, sc *godog.Scenario, err error) (co
 		slug = fmt.Sprintf("%s-%d", slug, n)
 	}
 	check.ID = c.prefix + slug
-	if err == nil && len(c.problems) == 0 {
-		if lintErr := engine.Lint(check); lintErr != nil {
-			c.problems = append(c.problems, lintErr.Error())
-		}
-	}
 	c.checks = append(c.checks, check)
 	return ctx, nil
 }

@@ -92,9 +92,6 @@ func Compile(fsys fs.FS, file, suite string, set *schema.Set) ([]engine.Check, e
 		for j, sd := range cd.Steps {
 			c.Steps = append(c.Steps, compileStep(sd, fmt.Sprintf("%s#%s/steps/%d", file, ptr, j)))
 		}
-		if err := engine.Lint(c); err != nil {
-			return nil, err
-		}
 		checks = append(checks, c)
 	}
 	return checks, nil

@@ -22,9 +22,17 @@ func fsWith(vec string) fstest.MapFS {
 	}
 }
 
+// compile compiles a vector file and lints its checks, as the runner does
+// with every check any compiler makes.
 func compile(vec string) ([]engine.Check, error) {
 	fsys := fsWith(vec)
-	return vector.Compile(fsys, "v/x.json", "kungfu", schema.NewSet(fsys, "schema"))
+	checks, err := vector.Compile(fsys, "v/x.json", "kungfu", schema.NewSet(fsys, "schema"))
+	for _, c := range checks {
+		if err == nil {
+			err = engine.Lint(c, engine.Vocabulary{Provision: "provision"})
+		}
+	}
+	return checks, err
 }
 
 func TestCompileGood(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -84,8 +85,71 @@ func TestLint(t *testing.T) {
 			{Op: OpExpect, Expect: &Expect{Match: []Match{{Pointer: "/x", Matcher: map[string]any{"$lenght": 1.0}}}}}}},
 	}
 	for _, c := range bad {
-		if err := Lint(c); err == nil {
+		if err := Lint(c, Vocabulary{Provision: "provision"}); err == nil {
 			t.Errorf("%s: lint accepted a broken check", c.ID)
 		}
+	}
+}
+
+// TestLintKnowsTheSuitesVocabulary: agents are checked against the suite's
+// provision control, and a suite without one names no agent.
+func TestLintKnowsTheSuitesVocabulary(t *testing.T) {
+	check := Check{ID: "c", Rules: []string{"R"}, Steps: []Step{
+		{Op: OpControl, Name: "make-agent", Agent: "a"}, {Source: "x:2", Op: OpAct, Agent: "a", Name: "x"}}}
+	if err := Lint(check, Vocabulary{Provision: "make-agent"}); err != nil {
+		t.Errorf("an agent made by the suite's provision control: %v", err)
+	}
+	if err := Lint(check, Vocabulary{Provision: "provision"}); err == nil {
+		t.Error("an agent made by another control was accepted")
+	}
+	if err := Lint(check, Vocabulary{}); err == nil || !strings.Contains(err.Error(), "name no agent") {
+		t.Errorf("a suite without agents: %v", err)
+	}
+}
+
+// TestSessionStepIsTheOneLoop: a session resolves, executes, records,
+// judges and captures each step; a fork knows the variables and not the
+// transcript.
+func TestSessionStepIsTheOneLoop(t *testing.T) {
+	s := NewSession(&fakeExec{})
+	ctx := context.Background()
+	if _, err := s.Step(ctx, Step{Source: "s1", Op: OpAct, Name: "x", Capture: map[string]string{"n": "/result/n"}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.Step(ctx, Step{Source: "s2", Op: OpAct, Name: "x", Params: map[string]any{"ref": "${n}"},
+		Expect: &Expect{Match: []Match{{Pointer: "/result/echo/ref", Matcher: 2.0}}}})
+	if err == nil || !strings.Contains(err.Error(), "s2") {
+		t.Errorf("a step whose expectation fails: %v", err)
+	}
+	if len(s.Transcript()) != 2 {
+		t.Errorf("%d exchanges recorded, want 2", len(s.Transcript()))
+	}
+	f := s.Fork(&fakeExec{})
+	if f.Vars()["n"] != 1.0 || len(f.Transcript()) != 0 {
+		t.Errorf("fork: vars %v, %d exchanges", f.Vars(), len(f.Transcript()))
+	}
+}
+
+// TestAgree: two answers agree when Exactly the first holds for the
+// second; a difference is reported at its own pointer.
+func TestAgree(t *testing.T) {
+	a := Outcome{OK: true, Result: map[string]any{"x": map[string]any{"v": 1.0}, "l": []any{"a"}}}
+	if d := Agree(a, a); d != "" {
+		t.Errorf("an answer disagrees with itself: %s", d)
+	}
+	b := Outcome{OK: true, Result: map[string]any{"x": map[string]any{"v": 2.0}, "l": []any{"a"}}}
+	if d := Agree(a, b); !strings.Contains(d, "/result/x/v") {
+		t.Errorf("difference reported as %q", d)
+	}
+	c := Outcome{OK: true, Result: map[string]any{"x": map[string]any{"v": 1.0}, "l": []any{"a"}, "extra": true}}
+	if d := Agree(a, c); d == "" {
+		t.Error("an answer with a field more agrees")
+	}
+	r := Outcome{Rejection: &Rejection{Reason: "forbidden", NextStep: "stop"}}
+	if d := Agree(r, Outcome{Rejection: &Rejection{Reason: "forbidden", NextStep: "stop", Message: "other words"}}); d != "" {
+		t.Errorf("rejections differing only in message: %s", d)
+	}
+	if d := Agree(r, a); d == "" {
+		t.Error("a success agrees with a rejection")
 	}
 }
