@@ -206,7 +206,7 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		if msg == "" {
 			msg = strings.TrimSpace(e.scrub(ans.Stdout))
 		}
-		out.Rejection = &engine.Rejection{Reason: fmt.Sprintf("exit_%d", ans.Exit), NextStep: "stop", Message: msg}
+		out.Rejection = &engine.Rejection{Reason: fmt.Sprintf("exit_%d", ans.Exit), Message: msg}
 	}
 	return out, nil
 }

@@ -148,7 +148,7 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the kcp suite cannot execute %q", step.Name)}
 	}
 	if refusal, ok := err.(*Refusal); ok {
-		return engine.Outcome{Rejection: &engine.Rejection{Reason: "error", NextStep: "stop", Message: refusal.Message}}, nil
+		return engine.Outcome{Rejection: &engine.Rejection{Reason: "error", Message: refusal.Message}}, nil
 	}
 	if err != nil {
 		return engine.Outcome{}, err
