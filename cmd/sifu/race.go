@@ -9,8 +9,9 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
+	"github.com/sifu-dev/sifu/internal/attack/acpfuzz"
+	"github.com/sifu-dev/sifu/internal/attack/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
-	"github.com/sifu-dev/sifu/internal/attack/linear/acplinear"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
 	"github.com/sifu-dev/sifu/suite/kungfu"
@@ -58,18 +59,17 @@ var raceCheckers = map[string]func(target runner.Target) (raceChecker, error){
 		if !ok {
 			return nil, fmt.Errorf("sifu race cannot drive a %T", target)
 		}
-		return func(ctx context.Context, r linear.Race, rounds int, outDir string) (linear.Verdict, error) {
-			return linear.Check(ctx, r, rt.New, kungfuOracle, rounds, outDir)
-		}, nil
+		c := linear.Checker{Target: rt.NewExecutor, Reference: kungfu.RunTarget{New: kungfuOracle}.NewExecutor, Agree: kungfufuzz.Compare}
+		return c.Check, nil
 	},
 	"acp": func(target runner.Target) (raceChecker, error) {
 		rt, ok := target.(acp.RunTarget)
 		if !ok {
 			return nil, fmt.Errorf("sifu race cannot drive a %T", target)
 		}
-		return func(ctx context.Context, r linear.Race, rounds int, outDir string) (linear.Verdict, error) {
-			return acplinear.Check(ctx, r, rt.New, acpOracle, rounds, outDir)
-		}, nil
+		c := linear.Checker{Target: rt.NewExecutor, Reference: acp.RunTarget{New: acpOracle}.NewExecutor,
+			Agree: acpfuzz.RaceAgree, Describe: acpfuzz.DescribeRaceCall}
+		return c.Check, nil
 	},
 }
 
@@ -120,11 +120,15 @@ func runRace(ctx context.Context, out io.Writer, f raceFlags) error {
 		if err != nil {
 			return err
 		}
-		if v.Linearizable {
+		if v.Holds() {
 			fmt.Fprintf(out, "  linearizable      %s (%d rounds)\n", r.ID, v.Rounds)
 			continue
 		}
 		bad++
+		if v.Stage != "" {
+			fmt.Fprintf(out, "  STAGE FAILED      %s\n    %s\n", r.ID, v.Detail)
+			continue
+		}
 		if v.Undecided {
 			fmt.Fprintf(out, "  TIMEOUT           %s\n    %s\n", r.ID, v.Detail)
 			continue
@@ -162,6 +166,9 @@ func raceProbe(ctx context.Context, plan *runner.Plan, target runner.Target, rou
 		v, err := check(ctx, r, rounds, "")
 		if err != nil {
 			return "", err
+		}
+		if v.Stage != "" {
+			return "race " + r.ID + ": its stage did not hold", nil
 		}
 		if !v.Linearizable && !v.Undecided {
 			return "race " + r.ID + " not linearizable", nil

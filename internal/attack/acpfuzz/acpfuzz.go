@@ -10,7 +10,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -51,7 +50,7 @@ func Property(ctx context.Context, cfg Config) fuzz.Property {
 }
 
 type side struct {
-	exec    *acp.Executor
+	session *engine.Session
 	release func()
 }
 
@@ -65,7 +64,7 @@ func open(ctx context.Context, f acp.Factory) (*side, error) {
 		release()
 		return nil, err
 	}
-	return &side{exec: e, release: func() { cleanup(); release() }}, nil
+	return &side{session: engine.NewSession(e), release: func() { cleanup(); release() }}, nil
 }
 
 func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
@@ -88,8 +87,10 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 		step.Source = fmt.Sprintf("fuzz step %d", i+1)
 		steps = append(steps, step)
 		stepCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		outO, errO := oracle.exec.Execute(stepCtx, step)
-		outT, errT := target.exec.Execute(stepCtx, step)
+		bare := step
+		bare.Expect, bare.Capture = nil, nil // the sides' answers are compared with each other
+		outO, errO := oracle.session.Step(stepCtx, bare)
+		outT, errT := target.session.Step(stepCtx, bare)
 		cancel()
 		p.Stepped()
 		if errO != nil {
@@ -152,43 +153,30 @@ func ScrubUsage(s string) string {
 	return progError.ReplaceAllString(strings.Join(out, ""), "error: ")
 }
 
-// Compare says how the target's answer differs from the oracle's, or "".
+// Compare says how the target's answer differs from the oracle's, or "":
+// engine.Agree over both answers as Project makes them comparable.
 func Compare(o, t engine.Outcome) string {
-	ro, _ := engine.Normalize(o.Result).(map[string]any)
-	rt, _ := engine.Normalize(t.Result).(map[string]any)
-	for _, r := range []map[string]any{ro, rt} {
-		for _, k := range []string{"stdout", "stderr"} {
-			if s, ok := r[k].(string); ok {
-				r[k] = ScrubUsage(s)
-			}
-		}
-	}
-	for _, k := range Compared {
-		vo, okO := ro[k]
-		vt, okT := rt[k]
-		if okO != okT {
-			return fmt.Sprintf("at /result/%s the oracle has %s, the target %s", k, show(vo, okO), show(vt, okT))
-		}
-		if !reflect.DeepEqual(masked(vo), masked(vt)) {
-			return fmt.Sprintf("at /result/%s the oracle has %s, the target %s", k, show(vo, true), show(vt, true))
-		}
-	}
-	if o.OK != t.OK {
-		return fmt.Sprintf("the oracle's call ok=%v, the target's ok=%v", o.OK, t.OK)
-	}
-	return ""
+	return engine.Agree(Project(o), Project(t))
 }
 
-func show(v any, present bool) string {
-	if !present {
-		return "nothing"
+// Project is a call's answer as two implementations' answers compare:
+// whether it succeeded and the Compared observables (one absent stays
+// absent), with the usage text of stdout and stderr scrubbed and every
+// time masked, as a success whose result holds them all.
+func Project(o engine.Outcome) engine.Outcome {
+	r, _ := engine.Normalize(o.Result).(map[string]any)
+	p := map[string]any{"ok": o.OK}
+	for _, k := range Compared {
+		v, ok := r[k]
+		if !ok {
+			continue
+		}
+		if text, isText := v.(string); isText && (k == "stdout" || k == "stderr") {
+			v = ScrubUsage(text)
+		}
+		p[k] = masked(v)
 	}
-	raw, _ := json.Marshal(v)
-	s := string(raw)
-	if len(s) > 160 {
-		s = s[:157] + "..."
-	}
-	return s
+	return engine.Outcome{OK: true, Result: p}
 }
 
 // finding writes the case up to the diverging call as an ACP vector whose
@@ -372,4 +360,31 @@ var eventRules = map[string][]string{
 	"readiness_passed":    {"ACP-TRANS-07", "ACP-DOC-02", "ACP-DOC-03"},
 	"completed":           {"ACP-TRANS-08", "ACP-DOC-02", "ACP-DOC-03", "ACP-DOC-04", "ACP-DOC-05"},
 	"blocked":             {"ACP-TRANS-09", "ACP-STRICT-BLOCKED-AFTER-COMPLETED"},
+}
+
+// RaceAgree compares a call made at once (attack/linear) with the
+// reference's replay of it: by exit status and output, with the folder
+// path scrubbed as the executor does. It is a linear.Agreement.
+func RaceAgree(reference, target engine.Outcome, _, _ map[string]any) string {
+	return engine.Agree(callAnswer(reference), callAnswer(target))
+}
+
+// callAnswer is a call's exit status and output.
+func callAnswer(o engine.Outcome) engine.Outcome {
+	r, _ := engine.Normalize(o.Result).(map[string]any)
+	return engine.Outcome{OK: true, Result: map[string]any{"exit": r["exit"], "stdout": r["stdout"], "stderr": r["stderr"]}}
+}
+
+// DescribeRaceCall says what a racing append did, for a history's
+// description and its visualisation.
+func DescribeRaceCall(s engine.Step, o engine.Outcome) string {
+	r, _ := engine.Normalize(o.Result).(map[string]any)
+	desc := fmt.Sprintf("exit %v", r["exit"])
+	if out, _ := r["stdout"].(string); out != "" {
+		desc += ": " + strings.TrimSpace(strings.SplitN(out, "\n", 2)[0])
+	}
+	if e, _ := r["stderr"].(string); e != "" {
+		desc += ": " + strings.TrimSpace(strings.SplitN(e, "\n", 2)[0])
+	}
+	return fmt.Sprintf("%v appends %v → %s", s.Params["participant"], s.Params["event"], desc)
 }

@@ -6,10 +6,12 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/acpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/reference/acpref"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
@@ -39,7 +41,7 @@ func TestTheReferenceAgreesWithItself(t *testing.T) {
 // replay compiles a finding and runs it on an implementation.
 func replay(t *testing.T, d *fuzz.Divergence, faults ...acpref.Fault) engine.Verdict {
 	t.Helper()
-	checks, err := acp.CompileVector(fstest.MapFS{"fuzz.json": {Data: d.Vector}}, "fuzz.json")
+	checks, err := acp.CompileVector(fstest.MapFS{"fuzz.json": {Data: d.Vector}}, "fuzz.json", schema.NewSet(sifu.Assets, "vectors/schema"))
 	if err != nil {
 		t.Fatalf("the finding is not an ACP vector: %v\n%s", err, d.Vector)
 	}

@@ -1,4 +1,4 @@
-package acplinear_test
+package acpfuzz_test
 
 import (
 	"context"
@@ -9,8 +9,8 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/acpinproc"
+	"github.com/sifu-dev/sifu/internal/attack/acpfuzz"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
-	"github.com/sifu-dev/sifu/internal/attack/linear/acplinear"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
@@ -21,7 +21,7 @@ func races(t *testing.T) []linear.Race {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rs := acplinear.Races(plan.Checks)
+	rs := linear.Races(plan.Checks)
 	if len(rs) < 2 {
 		t.Fatalf("only %d ACP races", len(rs))
 	}
@@ -32,13 +32,19 @@ func reference(context.Context) (acp.Target, func(), error) {
 	return acpinproc.Reference{}, func() {}, nil
 }
 
+// checker races the target f makes against the in-process reference.
+func checker(f acp.Factory) linear.Checker {
+	return linear.Checker{Target: acp.RunTarget{New: f}.NewExecutor, Reference: acp.RunTarget{New: reference}.NewExecutor,
+		Agree: acpfuzz.RaceAgree, Describe: acpfuzz.DescribeRaceCall}
+}
+
 func TestTheReferenceIsLinearizable(t *testing.T) {
 	for _, r := range races(t) {
-		v, err := acplinear.Check(context.Background(), r, reference, reference, 3, "")
+		v, err := checker(reference).Check(context.Background(), r, 3, "")
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !v.Linearizable {
+		if !v.Holds() {
 			t.Errorf("%s: %s", r.ID, v.Detail)
 		}
 	}
@@ -118,7 +124,7 @@ func TestAnImplementationThatLosesAppendsIsNotLinearizable(t *testing.T) {
 			b.cond = sync.NewCond(&b.mu)
 			return staleAppends{stage: stage, barrier: b, mu: &sync.Mutex{}, calls: new(int)}, func() {}, nil
 		}
-		v, err := acplinear.Check(context.Background(), r, lossy, reference, 1, t.TempDir())
+		v, err := checker(lossy).Check(context.Background(), r, 1, t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,9 @@
 // Package kcpfuzz generates planner cases for the fuzzer by mutating the
 // corpus: it takes a planner vector, then drops, duplicates, reorders and
 // edits units of its manifest and changes its task and options, and plans
-// the result on the target and on the reference in lockstep. A divergence
+// the result on the target and on the reference in lockstep, each plan a
+// step of the engine's one step loop through the suite's executor, the
+// answers compared by engine.Agree. A divergence
 // is written as an upstream-format planner vector whose expectation is the
 // reference's outcome.
 package kcpfuzz
@@ -11,7 +13,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -67,30 +68,44 @@ func Property(ctx context.Context, cfg Config) fuzz.Property {
 		}
 		seed := cfg.Seeds[rapid.IntRange(0, len(cfg.Seeds)-1).Draw(t, "seed")]
 		req := mutate(t, seed)
-		want, errO := cfg.Oracle.Plan(ctx, req)
-		got, errT := cfg.Target.Plan(ctx, req)
+		step := planStep(req)
+		outO, errO := engine.NewSession(kcp.NewExecutor(cfg.Oracle)).Step(ctx, step)
+		outT, errT := engine.NewSession(kcp.NewExecutor(cfg.Target)).Step(ctx, step)
 		p.Stepped()
 		if errors.Is(errT, engine.ErrUnsupported) {
 			return // options this planner's command line cannot express
 		}
-		if errO != nil {
+		if errO != nil || !outO.OK {
 			// The reference refused the manifest; the target must too.
-			if errT == nil {
-				p.Diverged(finding(cfg, seed, req, nil, fmt.Sprintf("the reference refused the input (%v), the target planned it", errO)))
+			if errT == nil && outT.OK {
+				why := errO
+				if why == nil {
+					why = errors.New(outO.Rejection.Message)
+				}
+				p.Diverged(finding(cfg, seed, req, nil, fmt.Sprintf("the reference refused the input (%v), the target planned it", why)))
 			}
 			return
 		}
-		if errT != nil {
-			p.Diverged(finding(cfg, seed, req, kcp.Project(want, kcp.ProjectOptions{Reasons: true, Governance: true}), fmt.Sprintf("the target failed: %v", errT)))
-		}
 		// The outcome with the selected units' reasons, as sifu's own
-		// vectors compare it.
-		want = kcp.Project(want, kcp.ProjectOptions{Reasons: true, Governance: true})
-		w, g := engine.Normalize(want), engine.Normalize(kcp.Project(got, kcp.ProjectOptions{Reasons: true, Governance: true}))
-		if !reflect.DeepEqual(w, g) {
-			p.Diverged(finding(cfg, seed, req, want, fuzz.Diff(w, g, "")))
+		// vectors compare it (the executor projects it).
+		want, _ := outO.Result.(map[string]any)
+		if errT != nil {
+			p.Diverged(finding(cfg, seed, req, want, fmt.Sprintf("the target failed: %v", errT)))
+		}
+		if d := engine.Agree(outO, outT); d != "" {
+			p.Diverged(finding(cfg, seed, req, want, d))
 		}
 	}
+}
+
+// planStep is the plan step of a case: the request, with the selected
+// units' reasons and the governance blocks asked for.
+func planStep(req kcp.PlanRequest) engine.Step {
+	raw, _ := json.Marshal(req)
+	var params map[string]any
+	_ = json.Unmarshal(raw, &params)
+	params["reasons"], params["governance"] = true, true
+	return engine.Step{Source: "fuzz case", Op: engine.OpAct, Name: "plan", Params: params}
 }
 
 // finding writes the case as a planner vector in the upstream format.

@@ -65,7 +65,7 @@ func TestAWrongPlannerYieldsAVectorThatCatchesIt(t *testing.T) {
 	if d == nil || d.Vector == nil {
 		t.Fatalf("no divergence written as a vector: %+v", d)
 	}
-	checks, err := kcp.CompileVector(fstest.MapFS{"fuzz-kcp-2.json": {Data: d.Vector}}, "fuzz-kcp-2.json")
+	checks, err := kcp.CompileVector(fstest.MapFS{"fuzz-kcp-2.json": {Data: d.Vector}}, "fuzz-kcp-2.json", nil)
 	if err != nil {
 		t.Fatalf("the finding is not an upstream-format vector: %v\n%s", err, d.Vector)
 	}

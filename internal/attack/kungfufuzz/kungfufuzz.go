@@ -1,7 +1,9 @@
 // Package kungfufuzz generates Kungfu cases for the fuzzer: sequences of
 // actions, reads and controls by several agents over every profile, many
 // of them meant to be refused, run against a target and a fresh reference
-// in lockstep through the suite's own executor and the engine's session.
+// in lockstep through the suite's own executor and the engine's one step
+// loop (engine.Session.Step); answers are compared by engine.Agree over
+// Project, the answer as implementations may differ in it.
 package kungfufuzz
 
 import (
@@ -98,8 +100,8 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 		steps = append(steps, step)
 		serial = append(serial, step)
 		stepCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-		outO, errO := oracle.session.Do(stepCtx, step)
-		outT, errT := target.session.Do(stepCtx, step)
+		outO, errO := oracle.session.Step(stepCtx, bare(step))
+		outT, errT := target.session.Step(stepCtx, bare(step))
 		cancel()
 		p.Stepped()
 		outO.Result, outT.Result = engine.Normalize(outO.Result), engine.Normalize(outT.Result)
@@ -139,14 +141,13 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 		errs := make([]error, len(ops))
 		var wg sync.WaitGroup
 		for i, op := range ops {
+			client := target.session.Fork(target.exec)
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				client := engine.NewSession(target.exec)
-				maps.Copy(client.Vars(), target.session.Vars())
 				stepCtx, cancel := context.WithTimeout(ctx, cfg.Timeout)
 				defer cancel()
-				got[i], errs[i] = client.Do(stepCtx, op)
+				got[i], errs[i] = client.Step(stepCtx, bare(op))
 				got[i].Result = engine.Normalize(got[i].Result)
 			}()
 		}
@@ -208,18 +209,15 @@ func (g *model) replayCase(ctx context.Context, cfg Config, steps, ops []engine.
 		return nil, nil, fmt.Errorf("starting the oracle: %w", err)
 	}
 	for _, s := range steps {
-		out, err := o.session.Do(ctx, s)
-		if err == nil && len(s.Capture) > 0 {
-			err = o.session.Capture(s, out)
-		}
-		if err != nil {
+		s.Expect = nil // the case's answers were judged when they were made
+		if _, err := o.session.Step(ctx, s); err != nil {
 			o.release()
 			return nil, nil, fmt.Errorf("replaying the case on the oracle at %s: %w", s.Source, err)
 		}
 	}
 	outs := make([]engine.Outcome, len(ops))
 	for _, i := range order {
-		out, err := o.session.Do(ctx, ops[i])
+		out, err := o.session.Step(ctx, bare(ops[i]))
 		if err != nil {
 			o.release()
 			return nil, nil, fmt.Errorf("replaying %s on the oracle: %w", ops[i].Source, err)
@@ -228,6 +226,14 @@ func (g *model) replayCase(ctx context.Context, cfg Config, steps, ops []engine.
 		outs[i] = out
 	}
 	return o, outs, nil
+}
+
+// bare is a step without its expectation and captures: the lockstep
+// compares the two sides' answers itself (Compare) and learns what to
+// capture from the oracle's answer.
+func bare(s engine.Step) engine.Step {
+	s.Expect, s.Capture = nil, nil
+	return s
 }
 
 // permutations lists every order of n items (n is small).
@@ -253,29 +259,26 @@ func expectOf(o engine.Outcome, match []engine.Match) *engine.Expect {
 	return &engine.Expect{Outcome: "rejected", Reason: o.Rejection.Reason, NextStep: o.Rejection.NextStep, Match: match}
 }
 
-// Compare says how the target's outcome differs from the oracle's, or "".
+// Compare says how the target's outcome differs from the oracle's, or "":
+// engine.Agree over both answers as Project makes them comparable.
 func Compare(o, t engine.Outcome, varsO, varsT map[string]any) string {
-	if o.OK != t.OK {
-		return fmt.Sprintf("the oracle answered %s, the target %s", brief(o), brief(t))
-	}
-	if !o.OK {
-		if o.Rejection.Reason != t.Rejection.Reason || o.Rejection.NextStep != t.Rejection.NextStep {
-			return fmt.Sprintf("the oracle refused %s/%s, the target %s/%s", o.Rejection.Reason, o.Rejection.NextStep, t.Rejection.Reason, t.Rejection.NextStep)
-		}
-		return ""
-	}
-	no, nt := normalize(o.Result, reverse(varsO), ""), normalize(t.Result, reverse(varsT), "")
-	if d := fuzz.Diff(no, nt, "/result"); d != "" {
-		return d
-	}
-	return ""
+	return engine.Agree(Project(o, varsO), Project(t, varsT))
 }
 
-func brief(o engine.Outcome) string {
-	if o.OK {
-		return "ok"
+// Project is an answer as two implementations' answers compare: a
+// rejection by its reason and next step (the message is the
+// implementation's own), a result with every identifier named by the
+// variable holding it, times, cursors and fields an implementation
+// chooses freely blanked (normalize).
+func Project(o engine.Outcome, vars map[string]any) engine.Outcome {
+	if !o.OK {
+		p := engine.Outcome{Rejection: &engine.Rejection{}}
+		if r := o.Rejection; r != nil {
+			p.Rejection.Reason, p.Rejection.NextStep = r.Reason, r.NextStep
+		}
+		return p
 	}
-	return "rejected " + o.Rejection.Reason + "/" + o.Rejection.NextStep
+	return engine.Outcome{OK: true, Result: normalize(engine.Normalize(o.Result), reverse(vars), "")}
 }
 
 // reverse maps captured string values back to their variable names, the

@@ -1,14 +1,20 @@
-// Package linear checks that concurrent Kungfu actions behave as if they ran
+// Package linear checks that steps issued at once behave as if they ran
 // one at a time. A race is any check with a parallel step: the steps before
 // it set the stage, its sub-steps are issued at once by separate clients,
 // and the recorded history (each call's invocation and response times and
 // its answer) is checked with porcupine against the bundled reference used
 // as the sequential specification: replaying the stage and any order of
-// operations on a fresh reference must reproduce every answer.
+// operations on a fresh reference must reproduce every answer, as the
+// suite's agreement (Checker.Agree) compares answers.
+//
+// The package knows no suite: every step, of the stage, of the racers and
+// of every replay, runs through the engine's one step loop (engine.Session),
+// and answers are compared by engine.Agree over each suite's projection.
 package linear
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,17 +24,20 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/sifu-dev/sifu/internal/attack/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/engine"
-	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
 // Race is the concurrent part of one check and the stage before it.
 type Race struct {
 	ID    string
 	Rules []string
+	// Stage is every step of the check before its parallel step, with its
+	// expectations and captures: a stage that does not hold is reported,
+	// not raced over.
 	Stage []engine.Step
-	Ops   []engine.Step
+	// Ops are the parallel step's sub-steps, without expectations or
+	// captures: what a racer answers depends on the order.
+	Ops []engine.Step
 }
 
 // MaxOps bounds the operations of a race worth checking: every step of
@@ -43,33 +52,45 @@ const MaxOps = 32
 func Races(checks []engine.Check) []Race {
 	var out []Race
 	for _, c := range checks {
-		var stage []engine.Step
-		for _, s := range c.Steps {
-			if s.Op == engine.OpParallel {
-				r := Race{ID: c.ID, Rules: c.Rules, Stage: stage}
-				for _, sub := range s.Steps {
-					if sub.Op == engine.OpAct || sub.Op == engine.OpRead || sub.Op == engine.OpControl {
-						sub.Expect, sub.Capture = nil, nil
-						r.Ops = append(r.Ops, sub)
-					}
-				}
-				if len(r.Ops) > 1 && len(r.Ops) <= MaxOps {
-					out = append(out, r)
-				}
-				break
+		for i, s := range c.Steps {
+			if s.Op != engine.OpParallel {
+				continue
 			}
-			switch {
-			case s.Op == engine.OpAct || s.Op == engine.OpRead || s.Op == engine.OpControl:
-				s.Expect = nil
-				stage = append(stage, s)
-			case s.Op == engine.OpExpect && len(s.Capture) > 0 && s.Subject == "":
-				// A Gherkin step that remembers part of the last answer.
-				s.Expect = nil
-				stage = append(stage, s)
+			r := Race{ID: c.ID, Rules: c.Rules, Stage: c.Steps[:i:i]}
+			for _, sub := range s.Steps {
+				if sub.Op == engine.OpAct || sub.Op == engine.OpRead || sub.Op == engine.OpControl {
+					sub.Expect, sub.Capture = nil, nil
+					r.Ops = append(r.Ops, sub)
+				}
 			}
+			if len(r.Ops) > 1 && len(r.Ops) <= MaxOps {
+				out = append(out, r)
+			}
+			break
 		}
 	}
 	return out
+}
+
+// Executors makes a fresh executor over a fresh implementation, and the
+// function that releases both (runner.Target.NewExecutor is one).
+type Executors func(ctx context.Context) (engine.Executor, func(), error)
+
+// Agreement says how a target's answer to an op differs from the
+// reference's, or "" when they agree, given the variables each side's
+// session captured: a suite projects both answers to what it compares and
+// judges them with engine.Agree.
+type Agreement func(reference, target engine.Outcome, refVars, targetVars map[string]any) string
+
+// Checker checks races of one suite.
+type Checker struct {
+	// Target is the implementation checked; Reference the sequential
+	// specification, fresh for every replay.
+	Target, Reference Executors
+	Agree             Agreement
+	// Describe says what an op did, for the history's description and its
+	// visualisation; nil: the op's text and ok or the rejection's reason.
+	Describe func(op engine.Step, out engine.Outcome) string
 }
 
 // Verdict is what the rounds of one race showed.
@@ -81,11 +102,18 @@ type Verdict struct {
 	// Undecided is true when the checker ran out of time: neither a pass
 	// nor a proof of a violation.
 	Undecided bool
-	// Detail describes the first non-linearizable history.
+	// Stage is set when the race's stage did not hold on the target (the
+	// check itself fails there): the race was not run.
+	Stage string
+	// Detail describes the first non-linearizable history, or the stage
+	// that did not hold.
 	Detail string
 	// Visualization is the HTML file porcupine drew for it.
 	Visualization string
 }
+
+// Holds reports whether the race showed nothing wrong.
+func (v Verdict) Holds() bool { return v.Linearizable && v.Stage == "" }
 
 // observed is one operation's answer with the target's variables, so the
 // model can compare it by meaning with the reference's.
@@ -94,18 +122,29 @@ type observed struct {
 	vars map[string]any
 }
 
+// stageError is a stage step that did not hold on the target.
+type stageError struct{ err error }
+
+func (e *stageError) Error() string { return e.err.Error() }
+
 // Check runs the race rounds times against fresh targets and checks each
 // history. A non-linearizable history ends the check; its visualisation is
 // written to outDir when that is set.
-func Check(ctx context.Context, r Race, target, oracle kungfu.Factory, rounds int, outDir string) (Verdict, error) {
+func (c Checker) Check(ctx context.Context, r Race, rounds int, outDir string) (Verdict, error) {
 	v := Verdict{Race: r.ID, Rules: r.Rules, Linearizable: true}
+	m := c.model(ctx, r)
 	for round := 0; round < rounds; round++ {
-		history, err := record(ctx, r, target)
+		history, err := c.record(ctx, r)
+		var stage *stageError
+		if errors.As(err, &stage) {
+			v.Stage, v.Detail = stage.Error(), fmt.Sprintf("round %d: the stage did not hold on the target: %v", round+1, stage)
+			return v, nil
+		}
 		if err != nil {
 			return v, fmt.Errorf("race %s round %d: %w", r.ID, round+1, err)
 		}
 		v.Rounds++
-		if done, err := Decide(r.model(ctx, oracle), history, round, outDir, &v); done || err != nil {
+		if done, err := Decide(m, history, round, outDir, &v); done || err != nil {
 			return v, err
 		}
 	}
@@ -139,52 +178,42 @@ func Decide(model porcupine.Model, history []porcupine.Operation, round int, out
 	return true, nil
 }
 
-// record sets the stage on a fresh target and issues the operations at once.
-func record(ctx context.Context, r Race, target kungfu.Factory) ([]porcupine.Operation, error) {
-	t, release, err := target(ctx)
+// record sets the stage on a fresh target and issues the operations at
+// once, each from a session of its own that knows the stage's variables.
+func (c Checker) record(ctx context.Context, r Race) ([]porcupine.Operation, error) {
+	exec, release, err := c.Target(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer release()
-	h, err := t.Hello(ctx)
-	if err != nil {
-		return nil, err
-	}
-	exec := kungfu.NewExecutor(t, h)
 	session := engine.NewSession(exec)
-	if err := r.setStage(ctx, session); err != nil {
-		return nil, err
+	if err := setStage(ctx, r, session); err != nil {
+		return nil, &stageError{err}
 	}
-	vars := session.Vars()
 	ops := make([]porcupine.Operation, len(r.Ops))
 	var wg sync.WaitGroup
 	gate := make(chan struct{})
 	origin := time.Now()
 	errs := make([]error, len(r.Ops))
 	for i, s := range r.Ops {
+		client := session.Fork(exec)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			<-gate
-			// A session per client: each resolves its variables from the
-			// stage and keeps no state of its own.
-			client := engine.NewSession(exec)
-			for k, val := range vars {
-				client.Vars()[k] = val
-			}
 			call := time.Since(origin).Nanoseconds()
-			out, err := client.Do(ctx, s)
+			out, err := client.Step(ctx, s)
 			ret := time.Since(origin).Nanoseconds()
 			errs[i] = err
 			out.Result = engine.Normalize(out.Result)
-			ops[i] = porcupine.Operation{ClientId: i, Input: i, Call: call, Output: observed{out: out, vars: vars}, Return: ret}
+			ops[i] = porcupine.Operation{ClientId: i, Input: i, Call: call, Output: observed{out: out, vars: session.Vars()}, Return: ret}
 		}()
 	}
 	close(gate)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
-			return nil, fmt.Errorf("operation %d (%s): %w", i+1, r.Ops[i].Text, err)
+			return nil, fmt.Errorf("operation %d (%s): %w", i+1, label(r.Ops[i]), err)
 		}
 	}
 	return ops, nil
@@ -193,54 +222,74 @@ func record(ctx context.Context, r Race, target kungfu.Factory) ([]porcupine.Ope
 // model is the sequential specification: the state is the order of the
 // operations applied so far, and an operation may come next when a fresh
 // reference, given the stage and that order, answers it as the target did.
-func (r Race) model(ctx context.Context, oracle kungfu.Factory) porcupine.Model {
-	key := func(s any) string { return fmt.Sprint(s) }
-	return porcupine.Model{
-		Init: func() any { return []int{} },
-		Step: func(state, input, output any) (bool, any) {
-			order := append(append([]int{}, state.([]int)...), input.(int))
-			got, vars, err := r.replay(ctx, oracle, order)
-			if err != nil {
-				return false, state
-			}
-			want := output.(observed)
-			if kungfufuzz.Compare(got, want.out, vars, want.vars) != "" {
-				return false, state
-			}
-			return true, order
-		},
-		Equal: func(a, b any) bool { return key(a) == key(b) },
-		DescribeOperation: func(input, output any) string {
-			o := output.(observed).out
+// Replays are kept by order, so porcupine's backtracking replays each
+// order once.
+func (c Checker) model(ctx context.Context, r Race) porcupine.Model {
+	type replayed struct {
+		out  engine.Outcome
+		vars map[string]any
+		err  error
+	}
+	var mu sync.Mutex
+	cache := map[string]replayed{}
+	replay := func(order []int) replayed {
+		key := fmt.Sprint(order)
+		mu.Lock()
+		got, ok := cache[key]
+		mu.Unlock()
+		if !ok {
+			got.out, got.vars, got.err = c.replay(ctx, r, order)
+			mu.Lock()
+			cache[key] = got
+			mu.Unlock()
+		}
+		return got
+	}
+	describe := c.Describe
+	if describe == nil {
+		describe = func(op engine.Step, o engine.Outcome) string {
 			verdict := "ok"
 			if !o.OK && o.Rejection != nil {
 				verdict = o.Rejection.Reason
 			}
-			return fmt.Sprintf("%s → %s", r.Ops[input.(int)].Text, verdict)
+			return fmt.Sprintf("%s → %s", label(op), verdict)
+		}
+	}
+	return porcupine.Model{
+		Init: func() any { return []int{} },
+		Step: func(state, input, output any) (bool, any) {
+			order := append(append([]int{}, state.([]int)...), input.(int))
+			got := replay(order)
+			if got.err != nil {
+				return false, state
+			}
+			want := output.(observed)
+			if c.Agree(got.out, want.out, got.vars, want.vars) != "" {
+				return false, state
+			}
+			return true, order
 		},
-		DescribeState: func(state any) string { return fmt.Sprintf("applied %v", state) },
+		Equal:             func(a, b any) bool { return fmt.Sprint(a) == fmt.Sprint(b) },
+		DescribeOperation: func(input, output any) string { return describe(r.Ops[input.(int)], output.(observed).out) },
+		DescribeState:     func(state any) string { return fmt.Sprintf("applied %v", state) },
 	}
 }
 
 // replay runs the stage and the operations in order on a fresh reference
 // and returns the last operation's answer.
-func (r Race) replay(ctx context.Context, oracle kungfu.Factory, order []int) (engine.Outcome, map[string]any, error) {
-	t, release, err := oracle(ctx)
+func (c Checker) replay(ctx context.Context, r Race, order []int) (engine.Outcome, map[string]any, error) {
+	exec, release, err := c.Reference(ctx)
 	if err != nil {
 		return engine.Outcome{}, nil, err
 	}
 	defer release()
-	h, err := t.Hello(ctx)
-	if err != nil {
-		return engine.Outcome{}, nil, err
-	}
-	session := engine.NewSession(kungfu.NewExecutor(t, h))
-	if err := r.setStage(ctx, session); err != nil {
-		return engine.Outcome{}, nil, err
+	session := engine.NewSession(exec)
+	if err := setStage(ctx, r, session); err != nil {
+		return engine.Outcome{}, nil, fmt.Errorf("the reference: %w", err)
 	}
 	var last engine.Outcome
 	for _, i := range order {
-		if last, err = session.Do(ctx, r.Ops[i]); err != nil {
+		if last, err = session.Step(ctx, r.Ops[i]); err != nil {
 			return engine.Outcome{}, nil, err
 		}
 	}
@@ -256,20 +305,20 @@ func describeHistory(m porcupine.Model, ops []porcupine.Operation) string {
 	return strings.Join(parts, "; ")
 }
 
-// setStage runs the steps before the race, filling their captures.
-func (r Race) setStage(ctx context.Context, session *engine.Session) error {
-	var last engine.Outcome
+// setStage runs the steps before the race through the session, judging
+// their expectations and filling their captures.
+func setStage(ctx context.Context, r Race, session *engine.Session) error {
 	for _, s := range r.Stage {
-		if s.Op != engine.OpExpect {
-			out, err := session.Do(ctx, s)
-			if err != nil {
-				return fmt.Errorf("setting the stage at %s: %w", s.Source, err)
-			}
-			last = out
-		}
-		if err := session.Capture(s, last); err != nil {
+		if _, err := session.Step(ctx, s); err != nil {
 			return fmt.Errorf("setting the stage at %s: %w", s.Source, err)
 		}
 	}
 	return nil
+}
+
+func label(s engine.Step) string {
+	if s.Text != "" {
+		return s.Text
+	}
+	return s.Source
 }
