@@ -525,8 +525,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	desc, profiles, selected, scope := chosen.Target, chosen.Profiles, chosen.Checks, chosen.Scope
-	timeout := cfg.checkTimeout()
+	desc, selected := chosen.Target, chosen.Checks
 	workers := cfg.Concurrency
 	if wt, ok := cfg.Target.(WorkersTarget); ok && workers <= 0 {
 		workers = wt.Workers()
@@ -549,7 +548,7 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 					if ctx.Err() != nil {
 						continue // interrupted: the checks not started are left out
 					}
-					t := p.runRepeated(ctx, cfg.Target, selected[i], timeout, cfg.Repeat)
+					t := p.RunSelected(ctx, cfg, selected[i])
 					if ctx.Err() != nil && t.Status != engine.Pass && t.Status != engine.NotApplicable && t.Status != engine.Untestable {
 						t.Status, t.Message = engine.HarnessError, "interrupted before a verdict: "+t.Message
 					}
@@ -597,25 +596,38 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		}
 		tests = done
 	}
+	run := p.Assemble(cfg, chosen, tests)
+	run.StartedAt, run.DurationMS = started.UTC().Format(time.RFC3339), now().Sub(started).Milliseconds()
+	run.Interrupted = interrupted
+	return run, nil
+}
 
+// Assemble makes the run of what cfg chose (Choose) out of the tests of
+// the chosen checks that ran: the summary and every rule's verdict folded
+// from them. The caller dates it.
+func (p *Plan) Assemble(cfg Config, chosen *Chosen, tests []results.Test) *results.Run {
 	run := &results.Run{
-		Harness:     cfg.Harness,
-		Suite:       p.Suite.Name,
-		Spec:        p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
-		Target:      desc,
-		Conditions:  cfg.Conditions,
-		Profiles:    profiles,
-		Selection:   results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks, Shard: cfg.Shard.String(), Rerun: cfg.Rerun},
-		StartedAt:   started.UTC().Format(time.RFC3339),
-		DurationMS:  now().Sub(started).Milliseconds(),
-		Tests:       tests,
-		Interrupted: interrupted,
+		Harness:    cfg.Harness,
+		Suite:      p.Suite.Name,
+		Spec:       p.Catalogue.Spec.Name + " " + p.Catalogue.Spec.Version,
+		Target:     chosen.Target,
+		Conditions: cfg.Conditions,
+		Profiles:   chosen.Profiles,
+		Selection:  results.Selection{Tags: cfg.Tags, Rules: cfg.Rules, Checks: cfg.Checks, Shard: cfg.Shard.String(), Rerun: cfg.Rerun},
+		Tests:      tests,
 	}
 	for _, t := range tests {
 		run.Summary.Add(t.Status)
 	}
-	run.Rules = p.ruleVerdicts(tests, scope, run.Selection.Filtered(), cfg.Rules)
-	return run, nil
+	run.Rules = p.ruleVerdicts(tests, chosen.Scope, run.Selection.Filtered(), cfg.Rules)
+	return run
+}
+
+// RunSelected runs one chosen check against cfg.Target, on a fresh
+// executor, within cfg's time limit and as many times as cfg.Repeat says,
+// and returns its test (a preset verdict without running it).
+func (p *Plan) RunSelected(ctx context.Context, cfg Config, sel Selected) results.Test {
+	return p.runRepeated(ctx, cfg.Target, sel, cfg.checkTimeout(), cfg.Repeat)
 }
 
 // runRepeated runs a check n times (once when n ≤ 1, or when its verdict

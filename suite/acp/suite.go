@@ -80,13 +80,15 @@ type RunTarget struct {
 	Claims []string
 }
 
-// Describe asks one target for its hello.
-func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
-	t, release, err := rt.New(ctx)
-	if err != nil {
-		return results.Target{}, err
-	}
-	defer release()
+func (rt RunTarget) seam() runner.Seam[Target] {
+	return runner.Seam[Target]{New: rt.New, Hello: rt.hello, Executor: func(_ context.Context, t Target) (engine.Executor, func(), error) {
+		return NewExecutor(t)
+	}}
+}
+
+// hello is what the runner records of a target: its hello, the profiles
+// it claims and the controls every ACP target offers.
+func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error) {
 	h, err := t.Hello(ctx)
 	if err != nil {
 		return results.Target{}, err
@@ -98,16 +100,12 @@ func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
 	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: slices.Clone(claims), Controls: Controls}, nil
 }
 
+// Describe asks one target for its hello.
+func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+	return rt.seam().Describe(ctx)
+}
+
 // NewExecutor makes a target and an executor over it for one check.
 func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
-	t, release, err := rt.New(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	e, cleanup, err := NewExecutor(t)
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	return e, func() { cleanup(); release() }, nil
+	return rt.seam().NewExecutor(ctx)
 }

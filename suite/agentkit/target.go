@@ -498,13 +498,25 @@ type RunTarget struct {
 // Shared reports whether every check talks to one gateway.
 func (rt RunTarget) Shared() bool { return rt.IsShared }
 
+func (rt RunTarget) seam() runner.Seam[Target] {
+	return runner.Seam[Target]{New: rt.New, Hello: rt.hello, Executor: func(_ context.Context, t Target) (engine.Executor, func(), error) {
+		return NewExecutor(t), runner.Nothing, nil
+	}}
+}
+
 // Describe asks one target for its hello.
 func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
-	t, release, err := rt.New(ctx)
-	if err != nil {
-		return results.Target{}, err
-	}
-	defer release()
+	return rt.seam().Describe(ctx)
+}
+
+// NewExecutor makes a target and an executor over it for one check.
+func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
+	return rt.seam().NewExecutor(ctx)
+}
+
+// hello is what the runner records of a gateway: its hello, the profiles
+// and the controls it offers.
+func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error) {
 	h, err := t.Hello(ctx)
 	if err != nil {
 		return results.Target{}, err
@@ -517,15 +529,6 @@ func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
 		controls = []string{"configure", "restart", "startup", "corrupt-store"}
 	}
 	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: claims, Controls: controls}, nil
-}
-
-// NewExecutor makes a target and an executor over it for one check.
-func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
-	t, release, err := rt.New(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	return NewExecutor(t), release, nil
 }
 
 var _ runner.Target = RunTarget{}

@@ -15,28 +15,6 @@ import (
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
-// TestReferencePassesTheCorpus: the Go planner reproduces every hand-derived
-// vector of vectors/kcp (planner and assess).
-func TestReferencePassesTheCorpus(t *testing.T) {
-	plan, err := runner.Load(sifu.Assets, kcp.Suite)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run, err := plan.Run(context.Background(), runner.Config{TargetName: "inproc",
-		Target: kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return kcpinproc.Reference{}, func() {}, nil }}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if run.Summary.Pass < 100 {
-		t.Errorf("only %d checks passed", run.Summary.Pass)
-	}
-	for _, tc := range run.Tests {
-		if tc.Status != engine.Pass {
-			t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
-		}
-	}
-}
-
 func TestVectorShapesAndNames(t *testing.T) {
 	fsys := fstest.MapFS{
 		"v/wrong-name.json": {Data: []byte(`{"name":"other","spec":"§4","description":"d","manifest":"","task":"t","options":{},"expect":{}}`)},

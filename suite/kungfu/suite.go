@@ -134,13 +134,26 @@ func restarts(c engine.Check) bool { return slices.Contains(c.Controls(), Contro
 // Shared reports whether checks share one implementation.
 func (rt RunTarget) Shared() bool { return rt.IsShared }
 
+func (rt RunTarget) seam() runner.Seam[Target] {
+	return runner.Seam[Target]{New: rt.New, Hello: rt.hello, Executor: func(ctx context.Context, t Target) (engine.Executor, func(), error) {
+		h, err := rt.Memo.get(ctx, t)
+		if err != nil {
+			return nil, nil, err
+		}
+		return NewExecutor(t, h), runner.Nothing, nil
+	}}
+}
+
 // Describe asks one target instance for its hello.
 func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
-	t, release, err := rt.New(ctx)
-	if err != nil {
-		return results.Target{}, err
-	}
-	defer release()
+	return rt.seam().Describe(ctx)
+}
+
+// hello is what the runner records of an implementation: its hello, once
+// a provisioned agent showed the control plane works, with the restart
+// control counted as confined when a restarting check gets an
+// implementation of its own (Own).
+func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error) {
 	h, err := rt.Memo.get(ctx, t)
 	if err != nil {
 		return results.Target{}, err
@@ -181,16 +194,7 @@ func (rt RunTarget) NewExecutorFor(ctx context.Context, c engine.Check) (engine.
 
 // NewExecutor makes a target instance and an executor over it for one check.
 func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), error) {
-	t, release, err := rt.New(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	h, err := rt.Memo.get(ctx, t)
-	if err != nil {
-		release()
-		return nil, nil, err
-	}
-	return NewExecutor(t, h), release, nil
+	return rt.seam().NewExecutor(ctx)
 }
 
 // preflight provisions one agent when the target offers the control, so that
