@@ -167,7 +167,7 @@ func Run(t *testing.T, s runner.Suite, target runner.Target, opts ...Option) {
 }
 
 // Factory adapts a constructor of implementations to a suite's factory: an
-// implementation that is an io.Closer is closed when its check ends.
+// implementation that has a Close method is closed when its check ends.
 func Factory[T any](newTarget func() (T, error)) func(context.Context) (T, func(), error) {
 	return func(context.Context) (T, func(), error) {
 		t, err := newTarget()
@@ -175,8 +175,11 @@ func Factory[T any](newTarget func() (T, error)) func(context.Context) (T, func(
 			var zero T
 			return zero, nil, err
 		}
-		if c, ok := any(t).(io.Closer); ok {
+		switch c := any(t).(type) {
+		case io.Closer:
 			return t, func() { _ = c.Close() }, nil
+		case interface{ Close() }:
+			return t, c.Close, nil
 		}
 		return t, func() {}, nil
 	}

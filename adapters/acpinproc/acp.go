@@ -5,6 +5,7 @@ package acpinproc
 import (
 	"bytes"
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/sifu-dev/sifu/reference/acpref"
@@ -71,7 +72,7 @@ func (a Reference) Init(ctx context.Context, r acp.InitRequest) (acp.Answer, err
 
 // Append runs append.
 func (a Reference) Append(ctx context.Context, r acp.AppendRequest) (acp.Answer, error) {
-	args := acp.AppendArgs(r)
+	args := appendArgs(r)
 	if r.Role != "" {
 		args = append(args, "--role", r.Role)
 	}
@@ -99,6 +100,18 @@ func (a Reference) Validate(ctx context.Context, r acp.ValidateRequest) (acp.Ans
 func withSchema(args []string, schema string) []string {
 	if schema != "" {
 		args = append(args, "--schema", schema)
+	}
+	return args
+}
+
+// appendArgs are the upstream command-line arguments of an append call.
+func appendArgs(r acp.AppendRequest) []string {
+	args := []string{"append", "--folder", r.Folder, "--participant", r.Participant, "--event", r.Event, "--summary", r.Summary}
+	if r.Doc != "" {
+		args = append(args, "--doc", r.Doc)
+	}
+	if r.ReplyTo != nil {
+		args = append(args, "--reply-to", strconv.Itoa(*r.ReplyTo))
 	}
 	return args
 }

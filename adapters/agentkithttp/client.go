@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/go-resty/resty/v2"
@@ -49,5 +50,9 @@ func (c *Client) Do(ctx context.Context, base string, req agentkit.Request) (age
 		}
 		return agentkit.Response{}, fmt.Errorf("%s %s: reading the answer: %w", req.Method, req.Path, err)
 	}
-	return agentkit.Response{Status: resp.StatusCode(), Header: resp.Header(), Body: raw}, nil
+	out := agentkit.Response{Status: resp.StatusCode(), Header: agentkit.Header(resp.Header()), Body: raw}
+	if strings.HasPrefix(resp.Header().Get("Content-Type"), "text/event-stream") {
+		out.Stream = splitStream(raw)
+	}
+	return out, nil
 }

@@ -63,7 +63,7 @@ func TestTailKeepsTheEnd(t *testing.T) {
 
 func TestLaunchReportsAnExitWithItsOutput(t *testing.T) {
 	_, err := Process{Command: "echo config is broken >&2; exit 4"}.Launch(context.Background(), t.TempDir(), "127.0.0.1:1")
-	var sf *agentkit.StartFailure
+	var sf *StartFailure
 	if !errors.As(err, &sf) || sf.ExitCode != 4 || !strings.Contains(sf.Stderr, "config is broken") {
 		t.Fatalf("got %v", err)
 	}

@@ -90,8 +90,8 @@ func (p *proc) Diagnose() string {
 
 // Launch starts the command in dir with standard input closed and waits
 // until it answers GET /healthz on addr with 200. A process that exits
-// first is a *agentkit.StartFailure with its exit status and output tail.
-func (p Process) Launch(ctx context.Context, dir, addr string) (agentkit.Instance, error) {
+// first is a *StartFailure with its exit status and output tail.
+func (p Process) Launch(ctx context.Context, dir, addr string) (Instance, error) {
 	cmd := exec.Command("sh", "-c", p.Command)
 	cmd.Dir = dir
 	cmd.Stdin = nil // /dev/null: an interactor reading stdin sees EOF
@@ -124,13 +124,13 @@ func (p Process) Launch(ctx context.Context, dir, addr string) (agentkit.Instanc
 			} else if pr.err == nil {
 				code = 0
 			}
-			return nil, &agentkit.StartFailure{ExitCode: code, Stderr: out.String()}
+			return nil, &StartFailure{ExitCode: code, Stderr: out.String()}
 		case <-ctx.Done():
 			_ = pr.Stop()
 			return nil, fmt.Errorf("waiting for the gateway to answer GET /healthz: %w; output tail:\n%s", ctx.Err(), out)
 		case <-deadline.C:
 			_ = pr.Stop()
-			return nil, &agentkit.NoHealth{URL: pr.url, Limit: limit, Addr: addr, Output: out.String()}
+			return nil, &NoHealth{URL: pr.url, Limit: limit, Addr: addr, Output: out.String()}
 		case <-tick.C:
 			resp, err := hc.Get(pr.url + "/healthz")
 			if err == nil {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/sifu-dev/sifu/adapters/agentkithttp"
 	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
@@ -41,21 +42,21 @@ func (s *server) Stop() error { return s.srv.Close() }
 
 // Launch assembles the configuration in dir; a broken one fails as a
 // gateway process would, with exit status 1 and the message.
-func (a Launcher) Launch(_ context.Context, dir, addr string) (agentkit.Instance, error) {
+func (a Launcher) Launch(_ context.Context, dir, addr string) (agentkithttp.Instance, error) {
 	app, err := agentkitref.LoadDir(dir, a.Faults)
 	if err != nil {
-		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
+		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
 	}
 	g, err := agentkitref.New(app, agentkitref.Options{WorkDir: dir, Faults: a.Faults, Now: a.Now})
 	if err != nil {
-		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
+		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
 	}
 	if app.Serving.Addr != "" {
 		addr = app.Serving.Addr
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
-		return nil, &agentkit.StartFailure{ExitCode: 1, Stderr: fmt.Sprintf("agentkit: serving.addr %s: %v\n", addr, err)}
+		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: fmt.Sprintf("agentkit: serving.addr %s: %v\n", addr, err)}
 	}
 	srv := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/adapters/agentkithttp"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
@@ -69,12 +70,12 @@ with stub_addr: STUB in FILE.`,
 			}
 			s := agentkit.DefaultSettings()
 			s.Approval = approval
-			files, err := agentkit.Render(agentkit.DefaultTemplates(), agentkit.ConfigData{Addr: addr,
+			files, err := agentkithttp.Render(agentkithttp.DefaultTemplates(), agentkithttp.ConfigData{Addr: addr,
 				ModelURL: "http://" + stubAddr + "/v1", ToolsURL: "http://" + stubAddr + "/tools", Settings: s})
 			if err != nil {
 				return err
 			}
-			if err := agentkit.WriteFiles(out, files); err != nil {
+			if err := agentkithttp.WriteFiles(out, files); err != nil {
 				return usageErr(err.Error())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote the generated configuration (app.yaml, agents/, namespaces/) in %s\n", out)

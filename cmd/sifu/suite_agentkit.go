@@ -20,7 +20,6 @@ import (
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
-	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
 
 func init() {
@@ -97,12 +96,12 @@ func loadAgentkitOptions(file string) (agentkitOptions, fs.FS, error) {
 // script keys), and a fixed stub_addr stays bound until the process ends.
 var (
 	stubsMu sync.Mutex
-	stubs   = map[string]*stub.Server{}
+	stubs   = map[string]*agentkithttp.Stub{}
 )
 
 // startStub starts (or reuses) the stub model; a port it cannot bind is a
 // usage error.
-func startStub(addr string) (*stub.Server, error) {
+func startStub(addr string) (*agentkithttp.Stub, error) {
 	if addr == "" {
 		addr = "127.0.0.1:0"
 	}
@@ -111,7 +110,7 @@ func startStub(addr string) (*stub.Server, error) {
 	if s, ok := stubs[addr]; ok {
 		return s, nil
 	}
-	s, err := stub.Start(addr)
+	s, err := agentkithttp.StartStub(addr)
 	if err != nil {
 		return nil, &runner.UsageError{Msg: fmt.Sprintf("%v; free the port or set another stub_addr in --target-config", err)}
 	}
@@ -152,7 +151,7 @@ func agentkitManaged(f runFlags) (runner.Target, error) {
 		timeout = 10 * time.Second
 	}
 	client := agentkithttp.NewClient(timeout)
-	var launcher agentkit.Launcher = agentkitinproc.Launcher{}
+	var launcher agentkithttp.Launcher = agentkitinproc.Launcher{}
 	if f.mutant != "" {
 		faults, err := agentkitref.ParseFaults([]string{f.mutant})
 		if err != nil {
@@ -165,15 +164,15 @@ func agentkitManaged(f runFlags) (runner.Target, error) {
 		if !f.list {
 			// A gateway that cannot start at all fails the run before any
 			// check, with one line, instead of once per check.
-			probe := &agentkit.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl}
+			probe := &agentkithttp.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl}
 			if err := probe.Probe(context.Background()); err != nil {
 				return nil, &runner.UsageError{Msg: fmt.Sprintf("--start-cmd %q: no check was run: the gateway %v", f.startCmd, err)}
 			}
 		}
 	}
-	stuck := &agentkit.Stuck{}
+	stuck := &agentkithttp.Stuck{}
 	return agentkit.RunTarget{New: func(context.Context) (agentkit.Target, func(), error) {
-		m := &agentkit.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl, Stuck: stuck}
+		m := &agentkithttp.Managed{Launcher: launcher, Client: client, Server: srv, Templates: tmpl, Stuck: stuck}
 		return m, m.Close, nil
 	}}, nil
 }
@@ -219,7 +218,7 @@ func agentkitRemote(f runFlags) (runner.Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &agentkit.Remote{URL: strings.TrimRight(f.url, "/"), Client: agentkithttp.NewClient(f.requestTimeout), Server: srv}
+	r := &agentkithttp.Remote{URL: strings.TrimRight(f.url, "/"), Client: agentkithttp.NewClient(f.requestTimeout), Server: srv}
 	return agentkit.RunTarget{IsShared: true, Claims: []string{"gateway", "suspend"}, Controls: []string{},
 		New: func(context.Context) (agentkit.Target, func(), error) { return r, func() {}, nil }}, nil
 }

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -449,16 +448,4 @@ func splitLines(s string) []string {
 		return []string{}
 	}
 	return strings.Split(s, "\n")
-}
-
-// AppendArgs are the upstream command-line arguments of an append call.
-func AppendArgs(r AppendRequest) []string {
-	args := []string{"append", "--folder", r.Folder, "--participant", r.Participant, "--event", r.Event, "--summary", r.Summary}
-	if r.Doc != "" {
-		args = append(args, "--doc", r.Doc)
-	}
-	if r.ReplyTo != nil {
-		args = append(args, "--reply-to", strconv.Itoa(*r.ReplyTo))
-	}
-	return args
 }

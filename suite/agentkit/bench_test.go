@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/sifu-dev/sifu/adapters/agentkithttp"
 	"github.com/sifu-dev/sifu/adapters/agentkitinproc"
 	"github.com/sifu-dev/sifu/suite/agentkit"
-	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
 
 // BenchmarkSuiteInproc is one whole run of the suite against the reference
@@ -29,12 +27,12 @@ func BenchmarkSuiteInproc(b *testing.B) {
 // replay: the question, "yes" (the effect runs), and the final answer
 // (replayed from the journal), against one running reference agentkithttp.
 func BenchmarkApprovalReplay(b *testing.B) {
-	srv, err := stub.Start("127.0.0.1:0")
+	srv, err := agentkithttp.StartStub("127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer srv.Close()
-	m := &agentkit.Managed{Launcher: agentkitinproc.Launcher{}, Client: agentkithttp.NewClient(0), Server: srv}
+	m := &agentkithttp.Managed{Launcher: agentkitinproc.Launcher{}, Client: agentkithttp.NewClient(0), Server: srv}
 	defer m.Close()
 	ctx := context.Background()
 	send := func(session, input string) {
@@ -47,31 +45,16 @@ func BenchmarkApprovalReplay(b *testing.B) {
 	b.ReportAllocs()
 	for i := 0; b.Loop(); i++ {
 		key := fmt.Sprintf("bench-%d", i)
-		srv.SetScript(key, stub.Script{Replies: []stub.Reply{
+		srv.SetScript(key, agentkit.Script{Replies: []agentkit.Reply{
 			{Tool: "deduct", Args: map[string]any{"amount": 1}},
 			{Tool: "ask_user", Args: map[string]any{"question": "Continue?"}},
 			{Text: "done {{tools}}"},
 		}})
-		send(key, "pay "+stub.Marker(key))
+		send(key, "pay "+agentkit.Marker(key))
 		send(key, "yes")
 		send(key, "sure")
 	}
 	if n := srv.ToolCalls("bench-0", "deduct"); n != 1 {
 		b.Fatalf("deduct ran %d times", n)
-	}
-}
-
-// BenchmarkDescribeSSE reads a 1000-frame event stream into the outcome
-// document checks judge.
-func BenchmarkDescribeSSE(b *testing.B) {
-	var body strings.Builder
-	for i := 0; i < 1000; i++ {
-		fmt.Fprintf(&body, "data: {\"delta\":\"chunk %d \"}\n\n", i)
-	}
-	body.WriteString("data: [DONE]\n\n")
-	resp := agentkit.Response{Status: 200, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: []byte(body.String())}
-	b.ReportAllocs()
-	for b.Loop() {
-		agentkit.Describe(resp, nil)
 	}
 }

@@ -1,7 +1,6 @@
 package agentkit
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
-	"github.com/sifu-dev/sifu/suite/agentkit/stub"
 )
 
 // holdWait bounds the wait for a turn's model call to be held.
@@ -43,15 +41,11 @@ func (e *Executor) key(script string) string { return e.nonce + "-" + script }
 func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
 	result, err := e.execute(ctx, step)
 	if err != nil {
-		var sf *StartFailure
-		var se *SetupError
 		switch {
 		case errors.Is(err, engine.ErrUnsupported), errors.Is(err, context.DeadlineExceeded), errors.Is(err, context.Canceled):
 			return engine.Outcome{}, err
 		case errors.As(err, new(*engine.Violation)):
 			return engine.Outcome{}, err
-		case errors.As(err, &sf), errors.As(err, &se):
-			return engine.Outcome{}, &engine.AdapterError{Step: step.Name, Err: err}
 		}
 		return engine.Outcome{}, &engine.AdapterError{Step: step.Name, Err: err}
 	}
@@ -93,7 +87,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		r, err := e.target.TryStart(ctx, files)
 		return r, err
 	case step.Op == engine.OpAct && step.Name == "script":
-		var sc stub.Script
+		var sc Script
 		if err := recode(p, &sc); err != nil {
 			return nil, fmt.Errorf("script: %w", err)
 		}
@@ -144,7 +138,7 @@ func (e *Executor) request(ctx context.Context, p map[string]any) (any, error) {
 		if script, _ := p["script"].(string); script != "" {
 			for _, f := range []string{"input", "task"} {
 				if s, ok := body[f].(string); ok {
-					body[f] = s + " " + stub.Marker(e.key(script))
+					body[f] = s + " " + Marker(e.key(script))
 				}
 			}
 		}
@@ -190,29 +184,29 @@ func Describe(resp Response, sent any) map[string]any {
 	if len(bytes.TrimSpace(resp.Body)) > 0 && json.Unmarshal(resp.Body, &js) == nil {
 		out["json"] = js
 	}
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		out["sse"] = parseSSE(resp.Body)
+	if resp.Stream != nil {
+		out["sse"] = events(*resp.Stream)
 	}
 	return out
 }
 
-// parseSSE splits an event stream into its data frames: the delta texts, the
-// frames that are neither deltas nor [DONE], and whether [DONE] came last.
-func parseSSE(body []byte) map[string]any {
+// events reads an event stream's frames as the contract has them: the
+// delta texts, the frames that are neither deltas nor [DONE], and whether
+// [DONE] came last.
+func events(st Stream) map[string]any {
 	frames, deltas, other := []any{}, []any{}, []any{}
 	var joined strings.Builder
-	var data []string
 	doneCount, emptyDeltas := 0, 0
-	flush := func() {
-		if len(data) == 0 {
-			return
+	for _, it := range st.Items {
+		if it.IsLine {
+			other = append(other, it.Line) // event:, id:, retry: or garbage
+			continue
 		}
-		f := strings.Join(data, "\n")
-		data = nil
+		f := it.Frame
 		frames = append(frames, f)
 		if f == "[DONE]" {
 			doneCount++
-			return
+			continue
 		}
 		var d map[string]any
 		if json.Unmarshal([]byte(f), &d) == nil && len(d) == 1 {
@@ -222,39 +216,24 @@ func parseSSE(body []byte) map[string]any {
 				if s == "" {
 					emptyDeltas++
 				}
-				return
+				continue
 			}
 		}
 		other = append(other, f)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64*1024), 8*1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
-		switch {
-		case line == "":
-			flush()
-		case strings.HasPrefix(line, "data:"):
-			data = append(data, strings.TrimPrefix(strings.TrimPrefix(line, "data:"), " "))
-		case strings.HasPrefix(line, ":"):
-		default:
-			other = append(other, line) // event:, id:, retry: or garbage
-		}
-	}
-	flush()
 	last := ""
 	if len(frames) > 0 {
 		last, _ = frames[len(frames)-1].(string)
 	}
 	return map[string]any{"frames": frames, "deltas": deltas, "joined": joined.String(), "other": other,
 		"done_last": last == "[DONE]", "done_count": doneCount, "empty_deltas": emptyDeltas,
-		"ends_with_blank_line": bytes.HasSuffix(body, []byte("\n\n"))}
+		"ends_with_blank_line": st.EndsWithBlankLine}
 }
 
 // modelRequests summarises what the model received for one script: every
 // request, the tools first offered, and of the last request the tool
 // results (in order, and joined by " | ") and every message text (seen).
-func modelRequests(reqs []stub.Request) map[string]any {
+func modelRequests(reqs []ModelRequest) map[string]any {
 	list := make([]any, len(reqs))
 	var toolText, seen []string
 	results := []any{}

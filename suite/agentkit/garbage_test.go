@@ -18,7 +18,7 @@ import (
 type fixed struct{ url string }
 
 func (f fixed) Hello() agentkit.Hello { return agentkit.Hello{Implementation: "garbage"} }
-func (f fixed) Launch(context.Context, string, string) (agentkit.Instance, error) {
+func (f fixed) Launch(context.Context, string, string) (agentkithttp.Instance, error) {
 	return fixedInstance(f), nil
 }
 
@@ -54,7 +54,7 @@ func TestGarbageNeverPasses(t *testing.T) {
 	for name, url := range map[string]string{"nonsense": nonsense.URL, "not-http": "http://" + ln.Addr().String()} {
 		t.Run(name, func(t *testing.T) {
 			tg := agentkit.RunTarget{New: func(context.Context) (agentkit.Target, func(), error) {
-				m := &agentkit.Managed{Launcher: fixed{url}, Client: agentkithttp.NewClient(0), Server: srv}
+				m := &agentkithttp.Managed{Launcher: fixed{url}, Client: agentkithttp.NewClient(0), Server: srv}
 				return m, m.Close, nil
 			}}
 			r := runWithin(t, tg, time.Second)

@@ -1,13 +1,15 @@
-// Package stub is sifu's stand-in for the world around a gateway under test:
-// an OpenAI-compatible model server (POST /v1/chat/completions, plain JSON
-// and SSE) whose replies are scripted per check, and HTTP tool endpoints that
-// count their calls. Both record what they received, so checks assert what
-// the gateway sent and how often an effect ran.
+package agentkithttp
+
+// This file is sifu's stand-in for the world around a gateway under test
+// (agentkit.Stub): an OpenAI-compatible model server (POST
+// /v1/chat/completions, plain JSON and SSE) whose replies are scripted per
+// check, and HTTP tool endpoints that count their calls. Both record what
+// they received, so checks assert what the gateway sent and how often an
+// effect ran.
 //
 // One server serves many checks at once: each conversation carries a marker
 // ([sifu:KEY]) in its user input, and KEY selects the script and the
 // records. The stub is harness-side: it holds no gateway logic.
-package stub
 
 import (
 	"context"
@@ -20,78 +22,12 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sifu-dev/sifu/suite/agentkit"
 )
 
-// Reply is one scripted model answer. Exactly one of Text (a final answer),
-// Tool (a tool call) or Status (an HTTP error) is meant to be set.
-type Reply struct {
-	// Text is the answer; "{{tools}}" in it is replaced by the tool results
-	// the gateway sent in this turn, joined by " | ".
-	Text string `json:"text,omitempty"`
-	// Chunks, when streaming, splits Text into these pieces (default: words).
-	Chunks []string `json:"chunks,omitempty"`
-	// Break, when streaming, drops the connection after the chunks: no
-	// finish frame and no [DONE] (a mid-stream failure).
-	Break bool `json:"break,omitempty"`
-	// Tool and Args make a tool call. Tools other than ask_user get a "ref"
-	// argument naming the script, so tool calls are counted per check.
-	Tool string         `json:"tool,omitempty"`
-	Args map[string]any `json:"args,omitempty"`
-	// RawArgs, instead of Args, is the arguments text sent as it is (JSON
-	// that need not be canonical: spacing, key order, number forms);
-	// "{{ref}}" in it becomes the script's key.
-	RawArgs string `json:"raw_args,omitempty"`
-	// Calls makes several tool calls in one message (each with Tool and
-	// Args or RawArgs), as models calling tools in parallel do.
-	Calls []Reply `json:"calls,omitempty"`
-	// Status answers the model call with this HTTP error.
-	Status int `json:"status,omitempty"`
-	// Again replaces this reply when its position is served again (a
-	// replay): the second serving answers Again[0], the third Again[1], and
-	// so on, the last one repeating. It lets a replayed turn diverge.
-	Again []Reply `json:"again,omitempty"`
-	// Hold keeps the model call open until the check releases it (see
-	// Release) or the gateway gives up on it (an interrupt); a held call
-	// the gateway abandons gets no answer.
-	Hold bool `json:"hold,omitempty"`
-	// HoldFor (a duration such as "1s") ends the hold by itself after that
-	// long, and the call answers: long enough for a gateway that runs two
-	// turns of one session at once to show it.
-	HoldFor string `json:"hold_for,omitempty"`
-}
-
-// Script is what the model answers in one conversation: reply i answers the
-// model call that follows i assistant messages of the current turn.
-type Script struct {
-	Replies []Reply `json:"replies"`
-	// Tools sets how a tool endpoint answers calls of this script: "ok"
-	// (default: a receipt numbered by the call), "same" (the same answer
-	// every time), "fail" (HTTP 500), a status code such as "404", "body:"
-	// followed by the text to answer with, or "drop" (the connection is
-	// closed without an answer, after the call is counted).
-	Tools map[string]string `json:"tools,omitempty"`
-}
-
-// ToolCall is one call of a tool endpoint as the stub received it.
-type ToolCall struct {
-	Method string         `json:"method"`
-	Path   string         `json:"path"` // below /tools/<name>, "" for none
-	Query  map[string]any `json:"query"`
-	Body   map[string]any `json:"body"`
-}
-
-// Request is one model call as the stub received it.
-type Request struct {
-	Stream   bool             `json:"stream"`
-	Tools    []string         `json:"tools"`
-	Messages []map[string]any `json:"messages"`
-	// During are the scripts whose model calls were being held when this
-	// call arrived.
-	During []string `json:"during"`
-}
-
-// Server is a running stub.
-type Server struct {
+// Stub is a running stub model and tools server.
+type Stub struct {
 	// MaxHold bounds how long a held call waits for its release (default
 	// 20s); set it before use.
 	MaxHold time.Duration
@@ -100,10 +36,10 @@ type Server struct {
 	srv *http.Server
 
 	mu       sync.Mutex
-	scripts  map[string]Script
-	requests map[string][]Request
+	scripts  map[string]agentkit.Script
+	requests map[string][]agentkit.ModelRequest
 	calls    map[string]int // key \x1f tool → calls
-	records  map[string][]ToolCall
+	records  map[string][]agentkit.ToolCall
 	holds    map[string]*hold
 	served   map[string]int // key \x1f reply index → times served
 	active   map[string]int // key → model calls being held now
@@ -121,7 +57,7 @@ type hold struct {
 // maxHold bounds how long a call is held without a release.
 const maxHold = 20 * time.Second
 
-func (s *Server) hold(key string) *hold {
+func (s *Stub) hold(key string) *hold {
 	h := s.holds[key]
 	if h == nil {
 		h = &hold{held: make(chan struct{}), release: make(chan struct{})}
@@ -131,7 +67,7 @@ func (s *Server) hold(key string) *hold {
 }
 
 // WaitHeld blocks until a model call of key is being held, or ctx ends.
-func (s *Server) WaitHeld(ctx context.Context, key string) error {
+func (s *Stub) WaitHeld(ctx context.Context, key string) error {
 	s.mu.Lock()
 	h := s.hold(key)
 	s.mu.Unlock()
@@ -144,7 +80,7 @@ func (s *Server) WaitHeld(ctx context.Context, key string) error {
 }
 
 // Release lets the held model calls of key answer.
-func (s *Server) Release(key string) {
+func (s *Stub) Release(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	h := s.hold(key)
@@ -156,16 +92,13 @@ func (s *Server) Release(key string) {
 
 var markerRE = regexp.MustCompile(`\[sifu:([A-Za-z0-9_.-]+)\]`)
 
-// Marker is the text that ties a conversation to the script under key.
-func Marker(key string) string { return "[sifu:" + key + "]" }
-
-// Start listens on addr (for example "127.0.0.1:0") and serves the stub.
-func Start(addr string) (*Server, error) {
+// StartStub listens on addr (for example "127.0.0.1:0") and serves the stub.
+func StartStub(addr string) (*Stub, error) {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
-	s := &Server{ln: ln, scripts: map[string]Script{}, requests: map[string][]Request{}, calls: map[string]int{}, records: map[string][]ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}, active: map[string]int{}}
+	s := &Stub{ln: ln, scripts: map[string]agentkit.Script{}, requests: map[string][]agentkit.ModelRequest{}, calls: map[string]int{}, records: map[string][]agentkit.ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}, active: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
@@ -176,40 +109,40 @@ func Start(addr string) (*Server, error) {
 }
 
 // URL is the stub's base URL.
-func (s *Server) URL() string { return "http://" + s.ln.Addr().String() }
+func (s *Stub) URL() string { return "http://" + s.ln.Addr().String() }
 
 // ModelURL is the base_url to give an OpenAI-compatible client.
-func (s *Server) ModelURL() string { return s.URL() + "/v1" }
+func (s *Stub) ModelURL() string { return s.URL() + "/v1" }
 
 // ToolsURL is the base of the tool endpoints: ToolsURL()+"/deduct".
-func (s *Server) ToolsURL() string { return s.URL() + "/tools" }
+func (s *Stub) ToolsURL() string { return s.URL() + "/tools" }
 
 // Close stops the stub.
-func (s *Server) Close() error { return s.srv.Close() }
+func (s *Stub) Close() error { return s.srv.Close() }
 
 // SetScript installs the script for conversations marked with key.
-func (s *Server) SetScript(key string, sc Script) {
+func (s *Stub) SetScript(key string, sc agentkit.Script) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.scripts[key] = sc
 }
 
 // Requests returns the model calls received for key, oldest first.
-func (s *Server) Requests(key string) []Request {
+func (s *Stub) Requests(key string) []agentkit.ModelRequest {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]Request(nil), s.requests[key]...)
+	return append([]agentkit.ModelRequest(nil), s.requests[key]...)
 }
 
 // ToolCallRecords returns the calls of tool for key, oldest first.
-func (s *Server) ToolCallRecords(key, tool string) []ToolCall {
+func (s *Stub) ToolCallRecords(key, tool string) []agentkit.ToolCall {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]ToolCall(nil), s.records[key+"\x1f"+tool]...)
+	return append([]agentkit.ToolCall(nil), s.records[key+"\x1f"+tool]...)
 }
 
 // ToolCalls returns how often tool was called for key.
-func (s *Server) ToolCalls(key, tool string) int {
+func (s *Stub) ToolCalls(key, tool string) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.calls[key+"\x1f"+tool]
@@ -260,14 +193,14 @@ func turnOf(msgs []map[string]any) (key string, at int) {
 	return "", -1
 }
 
-func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+func (s *Stub) chat(w http.ResponseWriter, r *http.Request) {
 	var req chatRequest
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, `{"error":{"message":"sifu stub: body is not a chat completion request"}}`, http.StatusBadRequest)
 		return
 	}
 	key, at := turnOf(req.Messages)
-	rec := Request{Stream: req.Stream, Messages: req.Messages, Tools: []string{}}
+	rec := agentkit.ModelRequest{Stream: req.Stream, Messages: req.Messages, Tools: []string{}}
 	for _, t := range req.Tools {
 		rec.Tools = append(rec.Tools, t.Function.Name)
 	}
@@ -301,7 +234,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.served[servedKey]++
 	s.mu.Unlock()
 
-	reply := Reply{Text: "sifu stub: no script for this conversation"}
+	reply := agentkit.Reply{Text: "sifu stub: no script for this conversation"}
 	if scripted {
 		switch {
 		case assistants < len(sc.Replies):
@@ -312,7 +245,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		case len(sc.Replies) > 0 && sc.Replies[len(sc.Replies)-1].Tool == "" && len(sc.Replies[len(sc.Replies)-1].Calls) == 0 && sc.Replies[len(sc.Replies)-1].Status == 0:
 			reply = sc.Replies[len(sc.Replies)-1]
 		default:
-			reply = Reply{Text: "sifu stub: script exhausted"}
+			reply = agentkit.Reply{Text: "sifu stub: script exhausted"}
 		}
 	}
 	if reply.Hold {
@@ -351,7 +284,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	}
 	text := strings.ReplaceAll(reply.Text, "{{tools}}", strings.Join(toolResults, " | "))
 	var calls []map[string]any
-	single := []Reply{reply}
+	single := []agentkit.Reply{reply}
 	if len(reply.Calls) > 0 {
 		single = reply.Calls
 	}
@@ -395,7 +328,7 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 // arguments of each tool call in several fragments (the first fragment with
 // the call's id and name), and a last chunk with usage and no choices
 // before [DONE].
-func (s *Server) streamReply(w http.ResponseWriter, id, model, text string, reply Reply, calls []map[string]any) {
+func (s *Stub) streamReply(w http.ResponseWriter, id, model, text string, reply agentkit.Reply, calls []map[string]any) {
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	flusher, _ := w.(http.Flusher)
@@ -479,9 +412,9 @@ func splitWords(text string) []string {
 	return out
 }
 
-func (s *Server) tool(w http.ResponseWriter, r *http.Request) {
+func (s *Stub) tool(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	rec := ToolCall{Method: r.Method, Path: r.PathValue("rest"), Query: map[string]any{}, Body: map[string]any{}}
+	rec := agentkit.ToolCall{Method: r.Method, Path: r.PathValue("rest"), Query: map[string]any{}, Body: map[string]any{}}
 	for k, v := range r.URL.Query() {
 		rec.Query[k] = v[0]
 	}
@@ -526,3 +459,5 @@ func (s *Server) tool(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(map[string]any{"ok": true, "tool": name, "call": n, "receipt": fmt.Sprintf("%s-receipt-%d", name, n)})
 }
+
+var _ agentkit.Stub = (*Stub)(nil)

@@ -1,0 +1,426 @@
+package agentkithttp
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sifu-dev/sifu/suite/agentkit"
+
+	"github.com/sifu-dev/sifu/internal/engine"
+)
+
+// Doer sends requests to the gateway at base (Client does, over HTTP).
+type Doer interface {
+	Do(ctx context.Context, base string, req agentkit.Request) (agentkit.Response, error)
+}
+
+// Instance is one running gateway.
+type Instance interface {
+	URL() string
+	// Stop kills the gateway (it gets no chance to clean up).
+	Stop() error
+}
+
+// Launcher starts a gateway whose configuration sifu wrote into dir,
+// listening on addr, and returns once it answers GET /healthz. A gateway
+// that exits first returns a *StartFailure.
+type Launcher interface {
+	Hello() agentkit.Hello
+	Launch(ctx context.Context, dir, addr string) (Instance, error)
+}
+
+// StartFailure is a gateway that exited during start-up.
+type StartFailure struct {
+	ExitCode int
+	Stderr   string // the tail
+}
+
+func (e *StartFailure) Error() string {
+	return fmt.Sprintf("the gateway exited with status %d during start-up; stderr tail:\n%s", e.ExitCode, e.Stderr)
+}
+
+// NoHealth is a gateway that kept running but did not answer GET /healthz
+// with 200 in time.
+type NoHealth struct {
+	URL    string
+	Limit  time.Duration
+	Addr   string
+	Output string // the tail
+}
+
+func (e *NoHealth) Error() string {
+	return fmt.Sprintf("the gateway did not answer GET %s/healthz with 200 within %s (does it listen on serving.addr %s?); output tail:\n%s",
+		e.URL, e.Limit, e.Addr, e.Output)
+}
+
+// Managed is an agentkit.Target whose gateways sifu starts itself, each check in its
+// own working directory with a generated configuration.
+type Managed struct {
+	Launcher  Launcher
+	Client    Doer
+	Server    *Stub
+	Templates fs.FS // nil: DefaultTemplates
+	// Stuck, shared by the checks of a run, remembers a gateway that did
+	// not come up with sifu's own configuration, so later checks fail at
+	// once with the same message instead of waiting out the start-up limit
+	// again. Nil: every check tries.
+	Stuck *Stuck
+
+	mu       sync.Mutex
+	inst     Instance
+	dir      string
+	settings agentkit.Settings
+	dirs     []string
+}
+
+// Hello asks the launcher.
+func (m *Managed) Hello(context.Context) (agentkit.Hello, error) { return m.Launcher.Hello(), nil }
+
+// Stub returns the stub server.
+func (m *Managed) Stub() agentkit.Stub { return m.Server }
+
+func (m *Managed) templates() fs.FS {
+	if m.Templates != nil {
+		return m.Templates
+	}
+	return DefaultTemplates()
+}
+
+// FreeAddr picks a free loopback port.
+func FreeAddr() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", &SetupError{Msg: fmt.Sprintf("cannot bind a loopback port for the gateway: %v", err)}
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+func (m *Managed) tempDir() (string, error) {
+	dir, err := os.MkdirTemp("", "sifu-agentkit-")
+	if err != nil {
+		return "", &SetupError{Msg: fmt.Sprintf("cannot create a working directory for the gateway: %v; check TMPDIR", err)}
+	}
+	m.dirs = append(m.dirs, dir)
+	return dir, nil
+}
+
+func (m *Managed) data(addr string, s agentkit.Settings) ConfigData {
+	return ConfigData{Addr: addr, ModelURL: m.Server.ModelURL(), ToolsURL: m.Server.ToolsURL(), Settings: s}
+}
+
+// Stuck remembers the first failure to start a gateway that did not exit.
+type Stuck struct {
+	mu  sync.Mutex
+	err error
+}
+
+func (s *Stuck) get() error {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.err
+}
+
+func (s *Stuck) set(err error) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.err == nil {
+		s.err = err
+	}
+}
+
+// launch renders the settings into dir and starts a gateway there.
+func (m *Managed) launch(ctx context.Context, dir string, s agentkit.Settings) error {
+	if err := m.Stuck.get(); err != nil {
+		return fmt.Errorf("not started again: an earlier check could not start this gateway: %w", err)
+	}
+	addr, err := FreeAddr()
+	if err != nil {
+		return err
+	}
+	files, err := Render(m.templates(), m.data(addr, s))
+	if err != nil {
+		return &SetupError{Msg: err.Error()}
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		return err
+	}
+	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	var sf *StartFailure
+	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil {
+		m.Stuck.set(err)
+	}
+	if err != nil {
+		return err
+	}
+	m.inst, m.dir, m.settings = inst, dir, s
+	return nil
+}
+
+func (m *Managed) stop() {
+	if m.inst != nil {
+		_ = m.inst.Stop()
+		m.inst = nil
+	}
+}
+
+// Configure starts a fresh gateway, in a fresh directory, with s.
+func (m *Managed) Configure(ctx context.Context, s agentkit.Settings) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stop()
+	dir, err := m.tempDir()
+	if err != nil {
+		return err
+	}
+	return m.launch(ctx, dir, s)
+}
+
+// Restart kills the gateway and starts it again in the same directory.
+func (m *Managed) Restart(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.inst == nil {
+		return errors.New("restart before the gateway was started")
+	}
+	m.stop()
+	return m.launch(ctx, m.dir, m.settings)
+}
+
+// Do starts the default gateway when needed and sends req to it.
+func (m *Managed) Do(ctx context.Context, req agentkit.Request) (agentkit.Response, error) {
+	m.mu.Lock()
+	if m.inst == nil {
+		dir, err := m.tempDir()
+		if err == nil {
+			err = m.launch(ctx, dir, agentkit.DefaultSettings())
+		}
+		if err != nil {
+			m.mu.Unlock()
+			return agentkit.Response{}, err
+		}
+	}
+	inst := m.inst
+	m.mu.Unlock()
+	resp, err := m.Client.Do(ctx, inst.URL(), req)
+	if d, ok := inst.(interface{ Diagnose() string }); ok && err != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w\n%s", err, d.Diagnose())
+	}
+	return resp, err
+}
+
+// CorruptStore spoils every file below the current gateway's ./suspend.
+func (m *Managed) CorruptStore(context.Context) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.inst == nil {
+		return 0, errors.New("corrupting the suspend store before the gateway was started")
+	}
+	n := 0
+	err := filepath.WalkDir(filepath.Join(m.dir, "suspend"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		n++
+		return os.WriteFile(p, []byte("\x00{\"torn"), 0o644)
+	})
+	return n, err
+}
+
+// TryStart renders files into a fresh directory and starts a gateway there.
+func (m *Managed) TryStart(ctx context.Context, files map[string]string) (agentkit.StartResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir, err := m.tempDir()
+	if err != nil {
+		return agentkit.StartResult{}, err
+	}
+	addr, err := FreeAddr()
+	if err != nil {
+		return agentkit.StartResult{}, err
+	}
+	rendered := map[string]string{}
+	for name, text := range files {
+		out, err := RenderText(name, text, m.data(addr, agentkit.DefaultSettings()))
+		if err != nil {
+			return agentkit.StartResult{}, err
+		}
+		rendered[name] = out
+	}
+	if err := WriteFiles(dir, rendered); err != nil {
+		return agentkit.StartResult{}, err
+	}
+	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	var sf *StartFailure
+	if errors.As(err, &sf) {
+		return agentkit.StartResult{ExitCode: sf.ExitCode, Stderr: sf.Stderr}, nil
+	}
+	if err != nil {
+		return agentkit.StartResult{}, err
+	}
+	_ = inst.Stop()
+	return agentkit.StartResult{Started: true}, nil
+}
+
+// Probe starts a gateway once with sifu's default configuration and stops
+// it again. It is how a run finds, before any check, a gateway that cannot
+// start at all (a command that is not there, a configuration it refuses):
+// the error is one line saying what happened, with the end of the
+// gateway's output.
+func (m *Managed) Probe(ctx context.Context) error {
+	defer m.Close()
+	m.mu.Lock()
+	dir, err := m.tempDir()
+	m.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	addr, err := FreeAddr()
+	if err != nil {
+		return err
+	}
+	files, err := Render(m.templates(), m.data(addr, agentkit.DefaultSettings()))
+	if err != nil {
+		return &SetupError{Msg: err.Error()}
+	}
+	if err := WriteFiles(dir, files); err != nil {
+		return err
+	}
+	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	var sf *StartFailure
+	switch {
+	case errors.As(err, &sf):
+		pe := &ProbeError{What: fmt.Sprintf("exited with status %d before it answered GET /healthz", sf.ExitCode), Output: OneLine(sf.Stderr)}
+		switch sf.ExitCode {
+		case 127:
+			pe.What += " (the shell found no such command)"
+			pe.Hint = "check the path: the command runs through sh -c in each check's own working directory"
+		case 126:
+			pe.What += " (the shell could not execute it)"
+			pe.Hint = "check that it names an executable gateway binary"
+		default:
+			pe.Hint = "if it refused sifu's generated configuration, adapt the templates with --target-config (docs/agentkit.md)"
+		}
+		return pe
+	case err != nil:
+		var nh *NoHealth
+		if errors.As(err, &nh) {
+			return &ProbeError{What: fmt.Sprintf("did not answer GET /healthz with 200 within %s", nh.Limit), Output: OneLine(nh.Output),
+				Hint: fmt.Sprintf("it must serve serving.addr of the app.yaml in its working directory (here %s); start_timeout in --target-config allows longer", nh.Addr)}
+		}
+		return &ProbeError{What: OneLine(err.Error())}
+	}
+	return inst.Stop()
+}
+
+// ProbeError is a gateway that could not start with sifu's default
+// configuration.
+type ProbeError struct {
+	What   string // what happened, one line
+	Output string // the end of the gateway's output, one line
+	Hint   string // what to look at
+}
+
+func (e *ProbeError) Error() string {
+	msg := e.What
+	if e.Output != "" {
+		msg += "; its output ends: " + e.Output
+	}
+	if e.Hint != "" {
+		msg += "; " + e.Hint
+	}
+	return msg
+}
+
+// OneLine folds the last lines of a process's output into one line: at
+// most three non-blank lines, joined by " | ", and at most 400 bytes.
+func OneLine(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" && l != "(nothing)" {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) > 3 {
+		lines = lines[len(lines)-3:]
+	}
+	out := strings.Join(lines, " | ")
+	if len(out) > 400 {
+		out = "…" + strings.ToValidUTF8(out[len(out)-400:], "")
+	}
+	return out
+}
+
+// Close stops the gateway and removes the working directories.
+func (m *Managed) Close() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.stop()
+	for _, d := range m.dirs {
+		_ = os.RemoveAll(d)
+	}
+	m.dirs = nil
+}
+
+// Remote is a gateway somebody else runs, at a fixed URL, already pointed
+// at sifu's stub. It cannot be configured, restarted or started.
+type Remote struct {
+	URL    string
+	Client Doer
+	Server *Stub
+}
+
+// Hello names the URL.
+func (r *Remote) Hello(context.Context) (agentkit.Hello, error) {
+	return agentkit.Hello{Implementation: r.URL, Version: "remote gateway"}, nil
+}
+
+// Do sends req to the URL.
+func (r *Remote) Do(ctx context.Context, req agentkit.Request) (agentkit.Response, error) {
+	return r.Client.Do(ctx, r.URL, req)
+}
+
+// Stub returns the stub server.
+func (r *Remote) Stub() agentkit.Stub { return r.Server }
+
+// Configure is not possible on a gateway sifu did not start.
+func (r *Remote) Configure(context.Context, agentkit.Settings) error {
+	return fmt.Errorf("a remote gateway cannot be reconfigured: %w", engine.ErrUnsupported)
+}
+
+// Restart is not possible on a gateway sifu did not start.
+func (r *Remote) Restart(context.Context) error {
+	return fmt.Errorf("a remote gateway cannot be restarted by sifu: %w", engine.ErrUnsupported)
+}
+
+// CorruptStore is not possible on a gateway sifu did not configure.
+func (r *Remote) CorruptStore(context.Context) (int, error) {
+	return 0, fmt.Errorf("the suspend store of a remote gateway is out of sifu's reach: %w", engine.ErrUnsupported)
+}
+
+// TryStart is not possible on a gateway sifu did not start.
+func (r *Remote) TryStart(context.Context, map[string]string) (agentkit.StartResult, error) {
+	return agentkit.StartResult{}, fmt.Errorf("a remote gateway cannot be started with a fixture config: %w", engine.ErrUnsupported)
+}
+
+// Close does nothing.
+func (r *Remote) Close() {}
+
+var (
+	_ agentkit.Target = (*Managed)(nil)
+	_ agentkit.Target = (*Remote)(nil)
+)

@@ -1,0 +1,30 @@
+package agentkit
+
+// Settings are what a check may vary in the generated configuration.
+type Settings struct {
+	Approval string `json:"approval"` // interactive, auto or deny
+	Suspend  bool   `json:"suspend"`
+	Budget   int    `json:"budget"` // max model calls per turn; 0 for none
+	// Collide adds a second source, billing, that also offers deduct.
+	Collide bool `json:"collide"`
+	// MaxRisk is catalog.max_risk ("" leaves the default, mutating).
+	MaxRisk string `json:"max_risk"`
+	// Rules are the assistant's approval rules, in order.
+	Rules []ApprovalRule `json:"rules"`
+	// Window is the assistant's session.window (0: no session memory).
+	Window int `json:"window"`
+	// Skills mounts namespaces/reports.yaml on the assistant: a skill,
+	// report, whose result always goes with the answer as a deliverable.
+	Skills bool `json:"skills"`
+}
+
+// ApprovalRule is one approval rule: a capability ref pattern, argument
+// patterns and the action (allow, ask or deny).
+type ApprovalRule struct {
+	Ref    string            `json:"ref"`
+	Args   map[string]string `json:"args,omitempty"`
+	Action string            `json:"action"`
+}
+
+// DefaultSettings: interactive approval with the suspend store on.
+func DefaultSettings() Settings { return Settings{Approval: "interactive", Suspend: true} }

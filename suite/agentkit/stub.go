@@ -1,0 +1,94 @@
+package agentkit
+
+import "context"
+
+// Stub is the model and tool server a gateway under test talks to, as a
+// check drives it: a check installs the script its conversation follows,
+// and reads what the model and the tools received. One stub serves many
+// checks at once; a conversation names its script with Marker(key).
+// adapters/agentkithttp serves one over HTTP.
+type Stub interface {
+	// SetScript installs the script for conversations marked with key.
+	SetScript(key string, sc Script)
+	// Requests are the model calls received for key, oldest first.
+	Requests(key string) []ModelRequest
+	// ToolCallRecords are the calls of tool for key, oldest first.
+	ToolCallRecords(key, tool string) []ToolCall
+	// ToolCalls is how often tool was called for key.
+	ToolCalls(key, tool string) int
+	// WaitHeld blocks until a model call of key is being held, or ctx ends.
+	WaitHeld(ctx context.Context, key string) error
+	// Release lets the held model calls of key answer.
+	Release(key string)
+}
+
+// Marker is the text that ties a conversation to the script under key.
+func Marker(key string) string { return "[sifu:" + key + "]" }
+
+// Reply is one scripted model answer. Exactly one of Text (a final answer),
+// Tool (a tool call) or Status (an HTTP error) is meant to be set.
+type Reply struct {
+	// Text is the answer; "{{tools}}" in it is replaced by the tool results
+	// the gateway sent in this turn, joined by " | ".
+	Text string `json:"text,omitempty"`
+	// Chunks, when streaming, splits Text into these pieces (default: words).
+	Chunks []string `json:"chunks,omitempty"`
+	// Break, when streaming, drops the connection after the chunks: no
+	// finish frame and no [DONE] (a mid-stream failure).
+	Break bool `json:"break,omitempty"`
+	// Tool and Args make a tool call. Tools other than ask_user get a "ref"
+	// argument naming the script, so tool calls are counted per check.
+	Tool string         `json:"tool,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
+	// RawArgs, instead of Args, is the arguments text sent as it is (JSON
+	// that need not be canonical: spacing, key order, number forms);
+	// "{{ref}}" in it becomes the script's key.
+	RawArgs string `json:"raw_args,omitempty"`
+	// Calls makes several tool calls in one message (each with Tool and
+	// Args or RawArgs), as models calling tools in parallel do.
+	Calls []Reply `json:"calls,omitempty"`
+	// Status answers the model call with this HTTP error.
+	Status int `json:"status,omitempty"`
+	// Again replaces this reply when its position is served again (a
+	// replay): the second serving answers Again[0], the third Again[1], and
+	// so on, the last one repeating. It lets a replayed turn diverge.
+	Again []Reply `json:"again,omitempty"`
+	// Hold keeps the model call open until the check releases it (see
+	// Release) or the gateway gives up on it (an interrupt); a held call
+	// the gateway abandons gets no answer.
+	Hold bool `json:"hold,omitempty"`
+	// HoldFor (a duration such as "1s") ends the hold by itself after that
+	// long, and the call answers: long enough for a gateway that runs two
+	// turns of one session at once to show it.
+	HoldFor string `json:"hold_for,omitempty"`
+}
+
+// Script is what the model answers in one conversation: reply i answers the
+// model call that follows i assistant messages of the current turn.
+type Script struct {
+	Replies []Reply `json:"replies"`
+	// Tools sets how a tool endpoint answers calls of this script: "ok"
+	// (default: a receipt numbered by the call), "same" (the same answer
+	// every time), "fail" (HTTP 500), a status code such as "404", "body:"
+	// followed by the text to answer with, or "drop" (the connection is
+	// closed without an answer, after the call is counted).
+	Tools map[string]string `json:"tools,omitempty"`
+}
+
+// ToolCall is one call of a tool endpoint as the stub received it.
+type ToolCall struct {
+	Method string         `json:"method"`
+	Path   string         `json:"path"` // below /tools/<name>, "" for none
+	Query  map[string]any `json:"query"`
+	Body   map[string]any `json:"body"`
+}
+
+// ModelRequest is one model call as the stub received it.
+type ModelRequest struct {
+	Stream   bool             `json:"stream"`
+	Tools    []string         `json:"tools"`
+	Messages []map[string]any `json:"messages"`
+	// During are the scripts whose model calls were being held when this
+	// call arrived.
+	During []string `json:"during"`
+}
