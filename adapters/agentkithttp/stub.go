@@ -461,3 +461,30 @@ func (s *Stub) tool(w http.ResponseWriter, r *http.Request) {
 }
 
 var _ agentkit.Stub = (*Stub)(nil)
+
+// The stubs of this process, by requested address: runs in one process
+// share them (checks never collide: every check has its own script keys),
+// and a fixed address stays bound until the process ends.
+var (
+	stubsMu sync.Mutex
+	stubs   = map[string]*Stub{}
+)
+
+// SharedStub starts, or finds already started in this process, the stub
+// at addr ("" for a free loopback port).
+func SharedStub(addr string) (*Stub, error) {
+	if addr == "" {
+		addr = "127.0.0.1:0"
+	}
+	stubsMu.Lock()
+	defer stubsMu.Unlock()
+	if s, ok := stubs[addr]; ok {
+		return s, nil
+	}
+	s, err := StartStub(addr)
+	if err != nil {
+		return nil, err
+	}
+	stubs[addr] = s
+	return s, nil
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/acpexec"
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
@@ -53,7 +54,7 @@ func TestACPSuiteThroughExec(t *testing.T) {
 			t.Errorf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
 		}
 	}
-	t.Logf("%d checks through exec: %s", len(run.Tests), summaryLine(run.Summary))
+	t.Logf("%d checks through exec: %s", len(run.Tests), results.SummaryLine(run.Summary))
 }
 
 // TestACPCommandExitCodes: the validator's exit codes and the tools' usage
@@ -178,5 +179,5 @@ func TestACPSuiteAgainstUpstream(t *testing.T) {
 			t.Logf("%s: %s: %s", tc.ID, tc.Status, tc.Message)
 		}
 	}
-	t.Logf("upstream: %s (differences are listed above; see docs/acp.md for the expected ones)", summaryLine(run.Summary))
+	t.Logf("upstream: %s (differences are listed above; see docs/acp.md for the expected ones)", results.SummaryLine(run.Summary))
 }

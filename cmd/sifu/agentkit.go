@@ -2,16 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/adapters/agentkithttp"
-	"github.com/sifu-dev/sifu/internal/runner"
+	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/reference/agentkitref"
-	"github.com/sifu-dev/sifu/suite/agentkit"
 )
 
 func newAgentKitCmd() *cobra.Command {
@@ -38,11 +33,9 @@ controls).`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			fs, err := agentkitref.ParseFaults(faults)
 			if err != nil {
-				return usageErr(err.Error())
+				return usagef("%v", err)
 			}
-			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-			defer stop()
-			if err := agentkitref.Serve(ctx, dir, fs); err != nil {
+			if err := agentkitref.Serve(cmd.Context(), dir, fs); err != nil {
 				return &exitError{code: exitFail, msg: "agentkit: " + err.Error()}
 			}
 			return nil
@@ -66,17 +59,10 @@ with stub_addr: STUB in FILE.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return usageErr("--out is required: the directory to write app.yaml into")
+				return usagef("--out is required: the directory to write app.yaml into")
 			}
-			s := agentkit.DefaultSettings()
-			s.Approval = approval
-			files, err := agentkithttp.Render(agentkithttp.DefaultTemplates(), agentkithttp.ConfigData{Addr: addr,
-				ModelURL: "http://" + stubAddr + "/v1", ToolsURL: "http://" + stubAddr + "/tools", Settings: s})
-			if err != nil {
+			if err := registry.WriteAgentKitConfig(out, addr, stubAddr, approval); err != nil {
 				return err
-			}
-			if err := agentkithttp.WriteFiles(out, files); err != nil {
-				return usageErr(err.Error())
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote the generated configuration (app.yaml, agents/, namespaces/) in %s\n", out)
 			return nil
@@ -88,5 +74,3 @@ with stub_addr: STUB in FILE.`,
 	cmd.Flags().StringVar(&approval, "approval", "interactive", "approval.mode of the assistant agent")
 	return cmd
 }
-
-func usageErr(msg string) error { return &runner.UsageError{Msg: msg} }

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -213,6 +214,17 @@ func TestAgentKitAgainstARunningGateway(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- agentkitref.Serve(ctx, dir, nil) }()
 	defer func() { cancel(); <-done }()
+	// The gateway answers once it listens: wait for it, or the first check
+	// races its start-up.
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if c, err := net.Dial("tcp", addr); err == nil {
+			c.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the gateway never listened")
+		}
+	}
 	cfg := filepath.Join(dir, "target.yaml")
 	if err := os.WriteFile(cfg, []byte("stub_addr: "+stubAddr+"\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -7,14 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/declaration"
-	"github.com/sifu-dev/sifu/internal/runner"
+	"github.com/sifu-dev/sifu/internal/registry"
 )
-
-func sources(s runner.Suite) declaration.Sources {
-	return declaration.Sources{FS: sifu.Assets, Catalogue: s.Catalogue, Features: s.Features, Vectors: s.Vectors}
-}
 
 func newVerifyCmd() *cobra.Command {
 	var keyFile string
@@ -34,27 +29,16 @@ It exits 0 when the statement holds, 1 with the reasons when it does not,
 and 2 when the file cannot be read as a declaration.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := declaration.Read(args[0])
-			if err != nil {
-				return &runner.UsageError{Msg: err.Error()}
-			}
 			var opts declaration.VerifyOptions
 			if keyFile != "" {
+				var err error
 				if opts.PublicKey, err = os.ReadFile(keyFile); err != nil {
-					return &runner.UsageError{Msg: "--key: " + err.Error()}
+					return usagef("--key: %v", err)
 				}
 			}
-			entry, err := lookupSuite(d.Suite)
+			d, problems, err := registry.Verify(cmd.Context(), args[0], opts)
 			if err != nil {
 				return err
-			}
-			plan, err := runner.Load(sifu.Assets, entry.suite)
-			if err != nil {
-				return err
-			}
-			problems, err := declaration.Verify(cmd.Context(), args[0], plan, sources(entry.suite), opts)
-			if err != nil {
-				return &runner.UsageError{Msg: err.Error()}
 			}
 			out := cmd.OutOrStdout()
 			if len(problems) > 0 {
@@ -89,18 +73,11 @@ Make a key pair with ` + "`sifu keygen`" + ` or ` + "`openssl genpkey -algorithm
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if keyFile == "" {
-				return &runner.UsageError{Msg: "sign needs --key, the private key (PEM, ed25519); `sifu keygen` makes one"}
+				return usagef("sign needs --key, the private key (PEM, ed25519); `sifu keygen` makes one")
 			}
-			key, err := os.ReadFile(keyFile)
+			id, err := declaration.SignFile(cmd.Context(), args[0], keyFile)
 			if err != nil {
-				return &runner.UsageError{Msg: "--key: " + err.Error()}
-			}
-			if _, err := declaration.Read(filepath.Join(args[0], "conformance.json")); err != nil {
-				return &runner.UsageError{Msg: err.Error()}
-			}
-			id, err := declaration.Sign(cmd.Context(), args[0], key)
-			if err != nil {
-				return &runner.UsageError{Msg: err.Error()}
+				return usagef("%v", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "signed %s with key %s\n", filepath.Join(args[0], declaration.AttestationFile), id)
 			return nil
@@ -118,23 +95,11 @@ func newKeygenCmd() *cobra.Command {
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
-				return &runner.UsageError{Msg: "keygen needs --out NAME, e.g. --out sifu-signing"}
+				return usagef("keygen needs --out NAME, e.g. --out sifu-signing")
 			}
-			priv, pub, err := declaration.GenerateKey()
+			privPath, pubPath, err := declaration.WriteKeyPair(out)
 			if err != nil {
-				return err
-			}
-			privPath, pubPath := out+".pem", out+".pub.pem"
-			for _, p := range []string{privPath, pubPath} {
-				if _, err := os.Stat(p); err == nil {
-					return &runner.UsageError{Msg: p + " exists; keygen never overwrites a key"}
-				}
-			}
-			if err := os.WriteFile(privPath, priv, 0o600); err != nil {
-				return err
-			}
-			if err := os.WriteFile(pubPath, pub, 0o644); err != nil {
-				return err
+				return usagef("%v", err)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "wrote %s (private: keep it secret) and %s (public: publish it)\n", privPath, pubPath)
 			return nil

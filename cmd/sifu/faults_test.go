@@ -43,16 +43,6 @@ func TestFaultFlagsAreChecked(t *testing.T) {
 			t.Errorf("sifu %v: %v; want a usage error (exit 2) about --faults", args, err)
 		}
 	}
-	for expr, want := range map[string]string{
-		"":                    "@faults",
-		"@KF-L3-02":           "@KF-L3-02 && @faults",
-		"@a && ~@b, @c":       "@a && ~@b && @faults,@c && @faults",
-		"@KF-L3-02,@KF-L2-01": "@KF-L3-02 && @faults,@KF-L2-01 && @faults",
-	} {
-		if got := withFaultsTag(expr); got != want {
-			t.Errorf("withFaultsTag(%q) = %q, want %q", expr, got, want)
-		}
-	}
 }
 
 // TestFaultRunInProcess: a fault run prints its seed, runs only the @faults

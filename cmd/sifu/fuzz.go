@@ -5,32 +5,18 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu/internal/progress"
-	"github.com/sifu-dev/sifu/internal/runner"
+	"github.com/sifu-dev/sifu/internal/registry"
 )
 
-// fuzzRequest is one fuzz run of a suite against a target.
-type fuzzRequest struct {
-	target     runner.Target
-	seed       uint64
-	runs       int
-	steps      int
-	shrinkTime time.Duration
-	// progress is called as each case starts (a terminal's progress line).
-	progress func()
-	// checks are --check patterns: the checks a fuzzer that starts from
-	// the corpus may start from.
-	checks []string
-}
-
 type fuzzFlags struct {
-	runFlags
+	targetFlags
+	out        string
 	seed       uint64
 	runs       int
 	steps      int
@@ -64,43 +50,40 @@ usage error.`,
 	fl.IntVar(&f.runs, "runs", 100, "cases to generate")
 	fl.IntVar(&f.steps, "steps", 30, "average steps per case")
 	fl.DurationVar(&f.shrinkTime, "shrink-time", 30*time.Second, "time limit for shrinking a finding")
-	addTargetFlags(fl, &f.runFlags)
+	addTargetFlags(fl, &f.targetFlags)
 	return cmd
 }
 
 func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
-	entry, err := lookupSuite(f.suite)
+	s, err := registry.Lookup(f.suite)
 	if err != nil {
 		return err
 	}
-	if entry.fuzz == nil {
-		return &runner.UsageError{Msg: fmt.Sprintf("suite %s has no fuzzer yet", f.suite)}
+	switch {
+	case !s.Fuzzes:
+		return usagef("suite %s has no fuzzer yet", f.suite)
+	case len(f.checks) > 0 && !s.FuzzFromChecks:
+		return usagef("the %s fuzzer generates its cases instead of starting from checks: drop --check", f.suite)
+	case f.runs <= 0 || f.steps <= 0 || f.shrinkTime <= 0:
+		return usagef("--runs, --steps and --shrink-time must be positive")
 	}
-	newTarget, ok := entry.targets[f.target]
-	if !ok {
-		return &runner.UsageError{Msg: fmt.Sprintf("unknown target %q for suite %s", f.target, f.suite)}
-	}
-	if len(f.checks) > 0 && !entry.fuzzFromChecks {
-		return &runner.UsageError{Msg: fmt.Sprintf("the %s fuzzer generates its cases instead of starting from checks: drop --check", f.suite)}
-	}
-	if f.runs <= 0 || f.steps <= 0 || f.shrinkTime <= 0 {
-		return &runner.UsageError{Msg: "--runs, --steps and --shrink-time must be positive"}
-	}
-	target, err := newTarget(f.runFlags)
+	spec, err := f.spec()
 	if err != nil {
 		return err
 	}
-	if c, ok := target.(io.Closer); ok {
-		defer c.Close() // a long-lived process the target started
+	target, err := s.Open(spec)
+	if err != nil {
+		return err
 	}
+	defer target.Close()
 	if f.seed == 0 {
 		f.seed = uint64(time.Now().UnixNano())
 	}
 	fmt.Fprintf(out, "fuzz %s against %s: seed %d, %d runs\n", f.suite, f.target, f.seed, f.runs)
 	start := time.Now()
 	meter := progress.New(os.Stderr, "fuzz "+f.suite+": cases", f.runs)
-	res, err := entry.fuzz(ctx, fuzzRequest{target: target, seed: f.seed, runs: f.runs, steps: f.steps, shrinkTime: f.shrinkTime, checks: f.checks,
-		progress: func() { meter.Add(1) }})
+	res, err := target.Fuzz(ctx, registry.FuzzRequest{Seed: f.seed, Runs: f.runs, Steps: f.steps, ShrinkTime: f.shrinkTime, Checks: f.checks,
+		Progress: func() { meter.Add(1) }})
 	meter.Done()
 	elapsed := time.Since(start)
 	if err != nil {
@@ -113,30 +96,22 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 		return nil
 	}
 	fmt.Fprintf(out, "DIVERGED at step %d: %s\nrules: %s\n", d.Step+1, d.Detail, strings.Join(d.Rules, ", "))
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return &runner.UsageError{Msg: fmt.Sprintf("--out %s: %v", f.out, err)}
-	}
-	file := filepath.Join(f.out, fmt.Sprintf("fuzz-%s-%d.json", f.suite, f.seed))
-	if err := os.WriteFile(file, d.Vector, 0o644); err != nil {
-		return &runner.UsageError{Msg: fmt.Sprintf("--out %s: %v", f.out, err)}
+	file, err := registry.WriteFinding(f.out, f.suite, f.seed, d.Vector)
+	if err != nil {
+		return err
 	}
 	fmt.Fprintf(out, "wrote the shrunk case to %s\n", file)
+	var args strings.Builder
+	for _, kv := range [][2]string{{"--url", f.url}, {"--cmd", f.command}, {"--start-cmd", f.startCmd}, {"--target-config", f.targetConfig}, {"--mutant", f.mutant}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&args, " %s %q", kv[0], kv[1])
+		}
+	}
 	checkArgs := ""
 	for _, c := range f.checks {
 		checkArgs += fmt.Sprintf(" --check %q", c)
 	}
-	fmt.Fprintf(out, "reproduce: sifu fuzz --suite %s --target %s%s%s --seed %d --runs %d --steps %d\n", f.suite, f.target, targetArgs(f.runFlags), checkArgs, f.seed, f.runs, f.steps)
-	fmt.Fprintf(out, "replay the vector: sifu run --suite %s --target %s%s --vectors %s\n", f.suite, f.target, targetArgs(f.runFlags), f.out)
+	fmt.Fprintf(out, "reproduce: sifu fuzz --suite %s --target %s%s%s --seed %d --runs %d --steps %d\n", f.suite, f.target, args.String(), checkArgs, f.seed, f.runs, f.steps)
+	fmt.Fprintf(out, "replay the vector: sifu run --suite %s --target %s%s --vectors %s\n", f.suite, f.target, args.String(), f.out)
 	return &failedError{msg: "the target diverged from the reference"}
-}
-
-// targetArgs repeats the flags that chose the target, for printed commands.
-func targetArgs(f runFlags) string {
-	var b strings.Builder
-	for _, kv := range [][2]string{{"--url", f.url}, {"--cmd", f.command}, {"--start-cmd", f.startCmd}, {"--target-config", f.targetConfig}, {"--mutant", f.mutant}} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, " %s %q", kv[0], kv[1])
-		}
-	}
-	return b.String()
 }

@@ -30,18 +30,10 @@ standard input, one answer per line (docs/kcp-runner.md).`,
 		},
 	}
 	cmd.Flags().BoolVar(&serve, "serve", false, "answer the planner runner protocol on stdin/stdout (docs/kcp-runner.md)")
-	cmd.AddCommand(&cobra.Command{
-		Use:                "plan",
-		Short:              "Plan a task over a knowledge manifest (kcp-agent plan)",
-		DisableFlagParsing: true,
-		RunE:               func(cmd *cobra.Command, args []string) error { return kcpRun(cmd, "plan", args) },
-	})
-	cmd.AddCommand(&cobra.Command{
-		Use:                "validate",
-		Short:              "Check a knowledge manifest (kcp-agent validate)",
-		DisableFlagParsing: true,
-		RunE:               func(cmd *cobra.Command, args []string) error { return kcpRun(cmd, "validate", args) },
-	})
+	for name, short := range map[string]string{"plan": "Plan a task over a knowledge manifest (kcp-agent plan)", "validate": "Check a knowledge manifest (kcp-agent validate)"} {
+		cmd.AddCommand(&cobra.Command{Use: name, Short: short, DisableFlagParsing: true,
+			RunE: func(cmd *cobra.Command, args []string) error { return kcpRun(cmd, name, args) }})
+	}
 	return cmd
 }
 

@@ -9,8 +9,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	"time"
 
 	"github.com/sifu-dev/sifu/internal/quickstart"
+	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
 
@@ -78,4 +80,14 @@ func run(args []string) int {
 	// (unknown command or flag) or an input the harness could not use.
 	fmt.Fprintln(os.Stderr, "sifu:", err)
 	return exitUsage
+}
+
+// epoch is SOURCE_DATE_EPOCH (results.SourceDateEpoch); a malformed one is
+// a usage error.
+func epoch() (time.Time, bool, error) {
+	at, set, err := results.SourceDateEpoch()
+	if err != nil {
+		return at, set, usagef("%v", err)
+	}
+	return at, set, nil
 }

@@ -5,8 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/report"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
@@ -30,20 +29,7 @@ no server and no network: open it from disk. A directory of run directories
 			if out == "" {
 				return &runner.UsageError{Msg: "report needs --out DIR, e.g. --out site"}
 			}
-			plans := map[string]*runner.Plan{}
-			suites := func(name string) (*runner.Plan, declaration.Sources, error) {
-				entry, err := lookupSuite(name)
-				if err != nil {
-					return nil, declaration.Sources{}, err
-				}
-				if plans[name] == nil {
-					if plans[name], err = runner.Load(sifu.Assets, entry.suite); err != nil {
-						return nil, declaration.Sources{}, err
-					}
-				}
-				return plans[name], sources(entry.suite), nil
-			}
-			sum, err := report.Make(cmd.Context(), out, args, suites)
+			sum, err := report.Make(cmd.Context(), out, args, registry.Suites)
 			for _, s := range sum.Skipped {
 				fmt.Fprintf(cmd.ErrOrStderr(), "sifu: skipped %s: %s\n", s.Path, s.Why)
 			}

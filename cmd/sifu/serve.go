@@ -2,24 +2,14 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"slices"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/adapters/kungfuhttp"
-	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
-	"github.com/sifu-dev/sifu/adapters/kungfustdio"
+	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/runner"
-	"github.com/sifu-dev/sifu/reference/kungfuref"
-	"github.com/sifu-dev/sifu/reference/kungfuref/sqlitestore"
 )
 
 func newServeCmd() *cobra.Command {
@@ -59,76 +49,30 @@ expectations file catch a real failure.`,
 }
 
 func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, syncMode string, overStdio bool) error {
-	var storeOpts []sqlitestore.Option
+	o := registry.ServeKungfu{Addr: addr, DB: db, Fault: fault}
 	switch syncMode {
 	case "full":
 	case "normal":
-		storeOpts = append(storeOpts, sqlitestore.SyncNormal())
+		o.SyncNormal = true
 	default:
-		return &runner.UsageError{Msg: fmt.Sprintf("--sync %q: use full or normal", syncMode)}
-	}
-	opts := kungfuhttp.ServerOptions{}
-	var refOpts []kungfuref.Option
-	if fault != "" {
-		if !slices.Contains(kungfuref.Faults, kungfuref.Fault(fault)) {
-			return &runner.UsageError{Msg: fmt.Sprintf("--fault %q is not a planted fault of the Kungfu reference; `sifu selftest --suite kungfu` lists them", fault)}
-		}
-		refOpts = append(refOpts, kungfuref.WithFaults(kungfuref.Fault(fault)))
+		return usagef("--sync %q: use full or normal", syncMode)
 	}
 	if tokenFile != "" {
 		raw, err := os.ReadFile(tokenFile)
 		if err != nil {
-			return &runner.UsageError{Msg: fmt.Sprintf("--control-token-file: %v", err)}
+			return usagef("--control-token-file: %v", err)
 		}
-		opts.ControlToken = strings.TrimSpace(string(raw))
-	}
-	var logs kungfuinproc.Logs = &kungfuinproc.MemoryLogs{}
-	if db == ":memory:" {
-		opts.CredentialKey = make([]byte, 32)
-		_, _ = rand.Read(opts.CredentialKey)
-	} else {
-		st, err := sqlitestore.Open(db, storeOpts...)
-		if err != nil {
-			return &runner.UsageError{Msg: err.Error()}
-		}
-		defer st.Close()
-		key, err := st.Secret("credential-key")
-		if err != nil {
-			return &runner.UsageError{Msg: err.Error()}
-		}
-		opts.CredentialKey = key
-		logs = st
-	}
-	// One reference per scope (docs/binding.md): checks that move their
-	// clock or restart touch only their own, however many share the server.
-	target, err := kungfuinproc.NewScopes(logs, refOpts...)
-	if err != nil {
-		return fmt.Errorf("start the reference: %w", err)
+		o.ControlToken = strings.TrimSpace(string(raw))
 	}
 	if overStdio {
-		return kungfustdio.Serve(ctx, target, os.Stdin, os.Stdout)
+		o.Stdin, o.Stdout = os.Stdin, os.Stdout
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return &runner.UsageError{Msg: fmt.Sprintf("--addr %s: %v", addr, err)}
-	}
-	srv := &http.Server{Handler: kungfuhttp.NewHandler(target, opts), ReadHeaderTimeout: 10 * time.Second}
 	planted := ""
 	if fault != "" {
 		planted = ", with the planted fault " + fault
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s%s)\n", ln.Addr(), db, planted)
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-		shut, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return srv.Shutdown(shut)
-	case err := <-errc:
-		if errors.Is(err, http.ErrServerClosed) {
-			return nil
-		}
-		return err
+	o.Ready = func(at string) {
+		fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s%s)\n", at, db, planted)
 	}
+	return o.Serve(ctx)
 }

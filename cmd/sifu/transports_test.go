@@ -4,13 +4,13 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -18,20 +18,53 @@ import (
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/kungfuhttp"
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/runner"
 	kcpsuite "github.com/sifu-dev/sifu/suite/kcp"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
-// buildSifu compiles this command once for the transport tests.
-func buildSifu(t *testing.T) string {
+// The binaries the subprocess tests run, built once for the whole test
+// binary (TestMain removes them).
+var (
+	binDir    string
+	buildOnce sync.Once
+	buildErr  error
+)
+
+// buildSifu returns sifu and sifu-kcp built from this checkout, building
+// them the first time a test asks.
+func buildSifu(t testing.TB) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "sifu")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	buildOnce.Do(func() {
+		for _, pkg := range []string{".", "../sifu-kcp"} {
+			name := filepath.Base(pkg)
+			if pkg == "." {
+				name = "sifu"
+			}
+			if out, err := exec.Command("go", "build", "-o", filepath.Join(binDir, name), pkg).CombinedOutput(); err != nil {
+				buildErr = fmt.Errorf("go build %s: %v\n%s", pkg, err, out)
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
 	}
-	return bin
+	return filepath.Join(binDir, "sifu")
+}
+
+// TestMain gives the built binaries a directory of their own.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sifu-test-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(2)
+	}
+	binDir = dir
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 func freeAddr(t *testing.T) string {
@@ -100,7 +133,7 @@ func TestTransportsAgree(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	bin := buildSifu(t)
-	inproc, err := suites()["kungfu"].targets["inproc"](runFlags{})
+	inproc, err := registry.Kungfu.Open(registry.Spec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +142,7 @@ func TestTransportsAgree(t *testing.T) {
 	addr := freeAddr(t)
 	srv := startServe(t, bin, addr, filepath.Join(t.TempDir(), "kungfu.db"))
 	defer srv.Process.Kill()
-	overHTTP, err := httpTarget(runFlags{url: "http://" + addr, requestTimeout: 10 * time.Second})
+	overHTTP, err := registry.Kungfu.Open(registry.Spec{Kind: "http", URL: "http://" + addr, RequestTimeout: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +150,7 @@ func TestTransportsAgree(t *testing.T) {
 		t.Errorf("HTTP results differ from in-process: %s", diff(want, got))
 	}
 
-	overStdio, err := stdioTarget(runFlags{command: bin + " serve kungfu --stdio --db kungfu.db"})
+	overStdio, err := registry.Kungfu.Open(registry.Spec{Kind: "stdio", Command: bin + " serve kungfu --stdio --db kungfu.db"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,14 +252,12 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := func(name string, f runFlags) map[string]engine.Status {
-		target, err := suites()["kcp"].targets[name](f)
+	results := func(name string, spec registry.Spec) map[string]engine.Status {
+		target, err := registry.KCP.Open(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c, ok := target.(io.Closer); ok {
-			defer c.Close()
-		}
+		defer target.Close()
 		run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: name, Tags: "~@slow"})
 		if err != nil {
 			t.Fatal(err)
@@ -237,13 +268,10 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 		}
 		return out
 	}
-	planner := filepath.Join(t.TempDir(), "sifu-kcp")
-	if out, err := exec.Command("go", "build", "-o", planner, "../sifu-kcp").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	want := results("inproc", runFlags{})
+	planner := filepath.Join(filepath.Dir(bin), "sifu-kcp")
+	want := results("inproc", registry.Spec{})
 	for _, command := range []string{bin + " kcp", planner} {
-		got := results("exec", runFlags{command: command})
+		got := results("exec", registry.Spec{Kind: "exec", Command: command})
 		untestable := 0
 		for id, w := range want {
 			switch {
@@ -261,7 +289,7 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 	// gives the in-process result, except the command-line ones, which
 	// are not in a runner's run.
 	for _, command := range []string{bin + " kcp --serve", planner + " --serve"} {
-		got := results("exec", runFlags{command: command})
+		got := results("exec", registry.Spec{Kind: "exec", Command: command})
 		for id, w := range want {
 			if strings.HasPrefix(id, "kcp/cli/") {
 				if _, ok := got[id]; ok {

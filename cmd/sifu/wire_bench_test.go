@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -52,7 +53,7 @@ func BenchmarkWireSideBySide(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	inproc, err := suites()["kungfu"].targets["inproc"](runFlags{})
+	inproc, err := registry.Kungfu.Open(registry.Spec{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -67,20 +68,20 @@ func BenchmarkWireSideBySide(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
-	overHTTP, err := httpTarget(runFlags{url: "http://" + addr, requestTimeout: 10 * time.Second})
+	overHTTP, err := registry.Kungfu.Open(registry.Spec{Kind: "http", URL: "http://" + addr, RequestTimeout: 10 * time.Second})
 	if err != nil {
 		b.Fatal(err)
 	}
 	var in, hp, sd []float64
 	for b.Loop() {
-		overStdio, err := stdioTarget(runFlags{command: bin + " serve kungfu --stdio --db " + stdioDB + " --sync " + sync})
+		overStdio, err := registry.Kungfu.Open(registry.Spec{Kind: "stdio", Command: bin + " serve kungfu --stdio --db " + stdioDB + " --sync " + sync})
 		if err != nil {
 			b.Fatal(err)
 		}
 		in = append(in, runOnce(b, plan, inproc).Seconds()*1000)
 		hp = append(hp, runOnce(b, plan, overHTTP).Seconds()*1000)
 		sd = append(sd, runOnce(b, plan, overStdio).Seconds()*1000)
-		overStdio.(interface{ Close() error }).Close()
+		overStdio.Close()
 	}
 	mi, mh, ms := median(in), median(hp), median(sd)
 	b.ReportMetric(mi, "inproc-ms")

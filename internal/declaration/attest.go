@@ -192,3 +192,36 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 	}
 	return problems
 }
+
+// WriteKeyPair makes an ed25519 key pair and writes it to prefix.pem
+// (private, readable by its owner only) and prefix.pub.pem; it never
+// overwrites a key.
+func WriteKeyPair(prefix string) (privPath, pubPath string, err error) {
+	priv, pub, err := GenerateKey()
+	if err != nil {
+		return "", "", err
+	}
+	privPath, pubPath = prefix+".pem", prefix+".pub.pem"
+	for _, p := range []string{privPath, pubPath} {
+		if _, err := os.Stat(p); err == nil {
+			return "", "", fmt.Errorf("%s exists; keygen never overwrites a key", p)
+		}
+	}
+	if err := os.WriteFile(privPath, priv, 0o600); err != nil {
+		return "", "", err
+	}
+	return privPath, pubPath, os.WriteFile(pubPath, pub, 0o644)
+}
+
+// SignFile signs the statement in dir with the private key in keyFile
+// (Sign), once it has checked that dir holds a statement.
+func SignFile(ctx context.Context, dir, keyFile string) (string, error) {
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		return "", fmt.Errorf("--key: %w", err)
+	}
+	if _, err := Read(filepath.Join(dir, "conformance.json")); err != nil {
+		return "", err
+	}
+	return Sign(ctx, dir, key)
+}

@@ -255,3 +255,11 @@ func Declare(dir string, plan *runner.Plan, src Sources, run *results.Run, expec
 	}
 	return d, Write(dir, d, plan.Catalogue)
 }
+
+// Said is what sifu prints of a statement it wrote to dir.
+func (d *Declaration) Said(dir string) string {
+	if d.Partial {
+		return fmt.Sprintf("declared a partial statement (%d unmet rule(s); profiles claimed: %v) in %s/conformance.md", len(d.Unmet), d.Claimed, dir)
+	}
+	return fmt.Sprintf("declared complete conformance (profiles claimed: %v) in %s/conformance.md", d.Claimed, dir)
+}

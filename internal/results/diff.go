@@ -2,6 +2,7 @@ package results
 
 import (
 	"fmt"
+	"io"
 	"sort"
 
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -71,3 +72,25 @@ func Diff(old, cur *Run) (*Delta, error) {
 
 // Regressed reports whether anything that passed no longer does.
 func (d *Delta) Regressed() bool { return len(d.Regressions)+len(d.RuleRegressions) > 0 }
+
+// WriteText prints the delta for people: regressions first, then new
+// passes, checks added and removed, and the counts.
+func (d *Delta) WriteText(w io.Writer) {
+	section := func(title string, cs []Change) {
+		for _, c := range cs {
+			fmt.Fprintf(w, "%-16s %s: %s → %s\n", title, c.ID, c.From, c.To)
+		}
+	}
+	section("REGRESSION", d.Regressions)
+	section("RULE REGRESSION", d.RuleRegressions)
+	section("new pass", d.NewPasses)
+	section("rule new pass", d.RuleNewPasses)
+	for _, id := range d.Added {
+		fmt.Fprintf(w, "%-16s %s\n", "added", id)
+	}
+	for _, id := range d.Removed {
+		fmt.Fprintf(w, "%-16s %s\n", "removed", id)
+	}
+	fmt.Fprintf(w, "%d regression(s), %d rule regression(s), %d new pass(es), %d added, %d removed\n",
+		len(d.Regressions), len(d.RuleRegressions), len(d.NewPasses), len(d.Added), len(d.Removed))
+}

@@ -240,3 +240,15 @@ type Rule struct {
 	Evidence []string `json:"evidence"`
 	Note     string   `json:"note,omitempty"`
 }
+
+// NotPassed are the IDs of a run's checks that did not pass and were not
+// out of its scope (not_applicable): what a rerun of its failures runs.
+func NotPassed(r *Run) []string {
+	var ids []string
+	for _, t := range r.Tests {
+		if t.Status != engine.Pass && t.Status != engine.NotApplicable {
+			ids = append(ids, t.ID)
+		}
+	}
+	return ids
+}

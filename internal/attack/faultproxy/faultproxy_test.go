@@ -279,3 +279,18 @@ func TestRetriesRepeatOnlyInjectedFaults(t *testing.T) {
 		t.Errorf("after its retries the fault must surface: %v", err)
 	}
 }
+
+// TestTaggedNarrowsEveryAlternative: a fault run selects only the checks
+// tagged @faults, whatever the tag expression asked for.
+func TestTaggedNarrowsEveryAlternative(t *testing.T) {
+	for expr, want := range map[string]string{
+		"":                    "@faults",
+		"@KF-L3-02":           "@KF-L3-02 && @faults",
+		"@a && ~@b, @c":       "@a && ~@b && @faults,@c && @faults",
+		"@KF-L3-02,@KF-L2-01": "@KF-L3-02 && @faults,@KF-L2-01 && @faults",
+	} {
+		if got := Tagged(expr); got != want {
+			t.Errorf("Tagged(%q) = %q, want %q", expr, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package faultproxy
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/sifu-dev/sifu/suite/kungfu"
@@ -80,4 +81,34 @@ func Wrap(t kungfu.Target, c Config) kungfu.Target {
 		t = Reorders(t, d, window, clock)
 	}
 	return Retries(t, retries)
+}
+
+// Tag marks the checks that are meant to hold under injected faults; a
+// run with faults selects only them (docs/attack.md).
+const Tag = "@faults"
+
+// Tagged narrows a tag expression to the checks tagged Tag: Tag is added
+// to every alternative of it.
+func Tagged(expr string) string {
+	if strings.TrimSpace(expr) == "" {
+		return Tag
+	}
+	alts := strings.Split(expr, ",")
+	for i, a := range alts {
+		alts[i] = strings.TrimSpace(a) + " && " + Tag
+	}
+	return strings.Join(alts, ",")
+}
+
+// Configure reads a --faults list and its seed into a configuration; seed
+// 0 picks one from the clock (print it, so the run can be repeated).
+func Configure(list string, seed uint64) (*Config, error) {
+	faults, err := Parse(list)
+	if err != nil {
+		return nil, err
+	}
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	return &Config{Faults: faults, Seed: seed}, nil
 }

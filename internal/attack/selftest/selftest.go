@@ -10,30 +10,48 @@ import (
 	"slices"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // Mutant is a reference with one named fault planted.
 type Mutant struct {
-	Name   string
+	Name string
+	// Rules are the rules whose checks must catch the fault: only a check
+	// of one of them that fails (or warns) kills the mutant.
+	Rules  []string
 	Target runner.Target
 }
 
+// Finding is what a prober found: a one-line description and the rules
+// of what it found (the race's check, the fuzz finding's vector).
+type Finding struct {
+	Detail string
+	Rules  []string
+}
+
 // Prober looks for a mutant beyond the scenarios and vectors, for example
-// with a short fuzz run. It returns a one-line description of what it
-// found, or "" when the mutant behaved like the oracle.
-type Prober func(ctx context.Context, m Mutant) (string, error)
+// with a short fuzz run. It returns what it found, or a Finding with no
+// Detail when the mutant behaved like the oracle.
+type Prober func(ctx context.Context, m Mutant) (Finding, error)
 
 // Outcome is what the suite did to one mutant.
 type Outcome struct {
 	Mutant string `json:"mutant"`
-	Killed bool   `json:"killed"`
-	// KilledBy lists the checks that failed on the mutant, sorted.
+	// Rules are the rules whose checks must catch it.
+	Rules  []string `json:"rules"`
+	Killed bool     `json:"killed"`
+	// KilledBy lists the checks of the mutant's rules that failed (or
+	// warned) on it, sorted: what killed it.
 	KilledBy []string `json:"killed_by,omitempty"`
-	// Probe is what the prober found, if anything.
+	// Failed lists the other checks that failed on it: no evidence that
+	// the checks of its rules can catch it, so they kill nothing.
+	Failed []string `json:"failed_elsewhere,omitempty"`
+	// Probe is what the prober found, if anything; it kills the mutant
+	// when it names one of the mutant's rules.
 	Probe string `json:"probe,omitempty"`
-	// Broken lists checks that ended in timeout or harness_error: a mutant
-	// that breaks the harness is killed, but it deserves a look.
+	// Broken lists checks that ended in timeout or harness_error: they
+	// kill nothing, but deserve a look.
 	Broken []string `json:"broken,omitempty"`
 }
 
@@ -64,6 +82,23 @@ func (r Report) Survivors() []string {
 	return out
 }
 
+// Caught lists, sorted, the checks of a run that evidence one of rules and
+// failed (or, for a SHOULD, warned): the checks that caught a fault whose
+// rules those are.
+func Caught(run *results.Run, rules []string) []string {
+	var by []string
+	for _, t := range run.Tests {
+		if t.Status != engine.Fail && t.Status != engine.Warn {
+			continue
+		}
+		if slices.ContainsFunc(t.Rules, func(id string) bool { return slices.Contains(rules, id) }) {
+			by = append(by, t.ID)
+		}
+	}
+	slices.Sort(by)
+	return by
+}
+
 // Run runs the plan against each mutant in turn (each run uses cfg's
 // concurrency), then the prober, which may find what the checks miss. The
 // checks first pass against the unmutated reference: a suite that fails
@@ -92,25 +127,30 @@ func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutant
 		if err != nil {
 			return r, fmt.Errorf("selftest: mutant %s: %w", m.Name, err)
 		}
-		o := Outcome{Mutant: m.Name}
+		o := Outcome{Mutant: m.Name, Rules: m.Rules, KilledBy: Caught(run, m.Rules)}
 		for _, t := range run.Tests {
-			switch t.Status {
-			case engine.Fail:
-				o.KilledBy = append(o.KilledBy, t.ID)
-			case engine.Timeout, engine.HarnessError:
+			switch {
+			case (t.Status == engine.Fail || t.Status == engine.Warn) && !slices.Contains(o.KilledBy, t.ID):
+				o.Failed = append(o.Failed, t.ID)
+			case t.Status == engine.Timeout, t.Status == engine.HarnessError:
 				o.Broken = append(o.Broken, t.ID)
 			}
 		}
-		slices.Sort(o.KilledBy)
+		slices.Sort(o.Failed)
 		slices.Sort(o.Broken)
-		o.Killed = len(o.KilledBy) > 0 || len(o.Broken) > 0
+		o.Killed = len(o.KilledBy) > 0
 		if probe != nil {
 			found, err := probe(ctx, m)
 			if err != nil {
 				return r, fmt.Errorf("selftest: probing mutant %s: %w", m.Name, err)
 			}
-			if found != "" {
-				o.Probe, o.Killed = found, true
+			if found.Detail != "" {
+				o.Probe = found.Detail
+				if slices.ContainsFunc(found.Rules, func(id string) bool { return slices.Contains(m.Rules, id) }) {
+					o.Killed = true
+				} else {
+					o.Probe += fmt.Sprintf(" (rules %v, none of the fault's %v: no kill)", found.Rules, m.Rules)
+				}
 			}
 		}
 		if o.Killed {

@@ -1,24 +1,22 @@
-package main
+package registry_test
 
 import (
 	"bytes"
 	"os"
 	"testing"
 
-	"github.com/sifu-dev/sifu"
-	"github.com/sifu-dev/sifu/internal/runner"
-	"github.com/sifu-dev/sifu/suite/kungfu"
+	"github.com/sifu-dev/sifu/internal/registry"
 )
 
 // TestCoverageDocIsCurrent: docs/kungfu-coverage.md is what
 // `sifu rules --suite kungfu --axes` prints today.
 func TestCoverageDocIsCurrent(t *testing.T) {
-	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
+	plan, err := registry.Kungfu.Plan()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var want bytes.Buffer
-	if err := printAxes(&want, plan, false); err != nil {
+	if err := plan.WriteAxes(&want, false); err != nil {
 		t.Fatal(err)
 	}
 	got, err := os.ReadFile("../../docs/kungfu-coverage.md")

@@ -1,11 +1,10 @@
-package main
+package registry_test
 
 import (
 	"bytes"
 	"context"
 	"encoding/json"
 	"io/fs"
-	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,8 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/registry"
+	"github.com/sifu-dev/sifu/internal/report"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
 
@@ -35,7 +35,7 @@ func substance(d *declaration.Declaration) string {
 //
 //	SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) go run ./cmd/sifu run --suite <suite> --declare conformance/<suite>
 func TestCommittedDeclarationsAreCurrent(t *testing.T) {
-	for _, name := range slices.Sorted(maps.Keys(suites())) {
+	for _, name := range registry.Names() {
 		t.Run(name, func(t *testing.T) {
 			regenerate := "regenerate with: SOURCE_DATE_EPOCH=$(git log -1 --format=%ct) go run ./cmd/sifu run --suite " + name + " --declare conformance/" + name
 			committed := filepath.Join("..", "..", "conformance", name, "conformance.json")
@@ -43,25 +43,28 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v; %s", err, regenerate)
 			}
-			entry := suites()[name]
-			plan, err := runner.Load(sifu.Assets, entry.suite)
+			s, err := registry.Lookup(name)
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, err := declaration.Verify(context.Background(), committed, plan, sources(entry.suite), declaration.VerifyOptions{})
+			plan, err := s.Plan()
+			if err != nil {
+				t.Fatal(err)
+			}
+			problems, err := declaration.Verify(context.Background(), committed, plan, s.Sources(), declaration.VerifyOptions{})
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("the committed declaration does not verify (%v %v); %s", err, problems, regenerate)
 			}
-			target, err := entry.targets["inproc"](runFlags{})
+			target, err := s.Open(registry.Spec{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: harness()})
+			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "inproc", Harness: registry.Harness()})
 			if err != nil {
 				t.Fatal(err)
 			}
 			dir := t.TempDir()
-			if _, err := declaration.Declare(dir, plan, sources(entry.suite), run, nil, time.Now()); err != nil {
+			if _, err := declaration.Declare(dir, plan, s.Sources(), run, nil, time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			now, err := declaration.Read(filepath.Join(dir, "conformance.json"))
@@ -86,17 +89,7 @@ func TestCommittedPeerStatementsVerify(t *testing.T) {
 			return err
 		}
 		found++
-		d2, err := declaration.Read(path)
-		if err != nil {
-			t.Errorf("%s: %v", path, err)
-			return nil
-		}
-		entry := suites()[d2.Suite]
-		plan, err := runner.Load(sifu.Assets, entry.suite)
-		if err != nil {
-			t.Fatal(err)
-		}
-		problems, err := declaration.Verify(context.Background(), path, plan, sources(entry.suite), declaration.VerifyOptions{})
+		_, problems, err := registry.Verify(context.Background(), path, declaration.VerifyOptions{})
 		if err != nil || len(problems) > 0 {
 			t.Errorf("%s does not verify (%v): %v; take the peer's verdict again (its README says how)", path, err, problems)
 		}
@@ -127,8 +120,8 @@ func TestCommittedReportIsCurrent(t *testing.T) {
 		args = append(args, filepath.Join(root, e.Name()))
 	}
 	out := t.TempDir()
-	if code := run(append([]string{"report", "--out", out}, args...)); code != exitOK {
-		t.Fatalf("sifu report: exit %d", code)
+	if _, err := report.Make(context.Background(), out, args, registry.Suites); err != nil {
+		t.Fatalf("sifu report: %v", err)
 	}
 	committed := filepath.Join(root, "report")
 	regenerate := "regenerate with: go run ./cmd/sifu report --out conformance/report conformance/*"

@@ -1,0 +1,51 @@
+package acpref
+
+// CaughtBy names, for every planted fault, the rules whose checks must
+// catch it: a fault counts as caught (sifu selftest, the suite's negative
+// test) only when a check that evidences one of these rules fails on it.
+// A check that cannot fail is no evidence; one that fails for another
+// rule's reason is no evidence of this one.
+var CaughtBy = map[Fault][]string{
+	FaultNonParticipantAppends:      {"ACP-EVT-04"},
+	FaultAnyoneAdvances:             {"ACP-TRANS-01", "ACP-TRANS-03", "ACP-TRANS-07"},
+	FaultAnyPhase:                   {"ACP-TRANS-10"},
+	FaultFirstReviewEndsRound:       {"ACP-TRANS-03"},
+	FaultAcceptUnclassified:         {"ACP-TRANS-06"},
+	FaultSkipReadinessGate:          {"ACP-DOC-02"},
+	FaultNoReadyToImplement:         {"ACP-DOC-03"},
+	FaultCompleteWithoutReadiness:   {"ACP-TRANS-08"},
+	FaultCompleteAnyDoc:             {"ACP-TRANS-08"},
+	FaultUncheckedGates:             {"ACP-DOC-04"},
+	FaultIncompleteConclusion:       {"ACP-DOC-05"},
+	FaultNoReplyTo:                  {"ACP-EVT-02"},
+	FaultDanglingReplyTo:            {"ACP-EVT-03"},
+	FaultReinitOverwrites:           {"ACP-INIT-03"},
+	FaultRewritesHistory:            {"ACP-EVT-06"},
+	FaultBlockAfterCompleted:        {"ACP-STRICT-BLOCKED-AFTER-COMPLETED"},
+	FaultSeqGapMissed:               {"ACP-VAL-07"},
+	FaultTimeRegressionMissed:       {"ACP-EVT-07"},
+	FaultReviewHeadingUnchecked:     {"ACP-DOC-01"},
+	FaultStaleFilesIgnored:          {"ACP-VAL-03"},
+	FaultProtocolDriftIgnored:       {"ACP-VAL-08"},
+	FaultNoWarnings:                 {"ACP-VAL-11"},
+	FaultWaitIgnoresTurn:            {"ACP-CLI-04"},
+	FaultNextAlwaysYourTurn:         {"ACP-CLI-01"},
+	FaultUnlockedAppend:             {"ACP-EVT-08"},
+	FaultRawSeparators:              {"ACP-EVT-11"},
+	FaultAcceptsInvalidUTF8:         {"ACP-VAL-13"},
+	FaultStopsAtBadLine:             {"ACP-VAL-06"},
+	FaultLenientSeqSeen:             {"ACP-EVT-03"},
+	FaultOutOfPhaseKeepsPhase:       {"ACP-TRANS-10"},
+	FaultUnsortedWaiting:            {"ACP-TRANS-01", "ACP-TRANS-05"},
+	FaultEventKeyOrder:              {"ACP-EVT-01"},
+	FaultConclusionSectionDropped:   {"ACP-DOC-05"},
+	FaultObsoleteFileDropped:        {"ACP-VAL-03"},
+	FaultProtocolFileDropped:        {"ACP-VAL-02"},
+	FaultAbsentFieldDrift:           {"ACP-VAL-08"},
+	FaultProposalWithoutDeliverable: {"ACP-V2-DELIV-01"},
+	FaultReadinessWithoutFreeze:     {"ACP-V2-DELIV-03"},
+	FaultFreezeHashUnchecked:        {"ACP-V2-DELIV-03"},
+	FaultReviseAfterFreeze:          {"ACP-V2-DELIV-02"},
+	FaultRefreeze:                   {"ACP-V2-DELIV-03"},
+	FaultSchemaVersionIgnored:       {"ACP-V2-VAL-01"},
+}
