@@ -17,10 +17,10 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
 
@@ -292,8 +292,8 @@ func (t Tools) run(ctx context.Context, tool string, call acp.Call, vals map[str
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proc.Isolate(cmd)
+	cmd.Cancel = func() error { proc.Kill(cmd); return nil }
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

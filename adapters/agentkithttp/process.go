@@ -8,8 +8,9 @@ import (
 	"os"
 	"os/exec"
 	"sync"
-	"syscall"
 	"time"
+
+	"github.com/sifu-dev/sifu/internal/proc"
 
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
@@ -54,8 +55,8 @@ func (t *tail) String() string {
 	return string(t.buf)
 }
 
-// proc is one running gateway process.
-type proc struct {
+// running is one running gateway process.
+type running struct {
 	cmd  *exec.Cmd
 	url  string
 	out  *tail
@@ -64,22 +65,22 @@ type proc struct {
 }
 
 // URL is the gateway's base URL.
-func (p *proc) URL() string { return p.url }
+func (p *running) URL() string { return p.url }
 
 // Stop kills the gateway's whole process group and waits for it.
-func (p *proc) Stop() error {
+func (p *running) Stop() error {
 	select {
 	case <-p.done:
 		return nil
 	default:
 	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	proc.Kill(p.cmd)
 	<-p.done
 	return nil
 }
 
 // Diagnose says whether the process has exited, with its output tail.
-func (p *proc) Diagnose() string {
+func (p *running) Diagnose() string {
 	select {
 	case <-p.done:
 		return fmt.Sprintf("the gateway process exited (%v); output tail:\n%s", p.err, p.out)
@@ -97,12 +98,12 @@ func (p Process) Launch(ctx context.Context, dir, addr string) (Instance, error)
 	cmd.Stdin = nil // /dev/null: an interactor reading stdin sees EOF
 	out := &tail{}
 	cmd.Stdout, cmd.Stderr = out, out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.Isolate(cmd)
 	cmd.Env = append(os.Environ(), "SIFU_AGENTKIT_ADDR="+addr)
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("--start-cmd %q: %w", p.Command, err)
 	}
-	pr := &proc{cmd: cmd, url: "http://" + addr, out: out, done: make(chan struct{})}
+	pr := &running{cmd: cmd, url: "http://" + addr, out: out, done: make(chan struct{})}
 	go func() { pr.err = cmd.Wait(); close(pr.done) }()
 
 	limit := p.StartTimeout

@@ -16,10 +16,10 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
@@ -203,8 +203,8 @@ func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 	cmd.Env = append(os.Environ(), "TZ=UTC")
 	// Its own process group, so that a deadline kills whatever the shell
 	// started and no orphan keeps the output pipes open.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	proc.Isolate(cmd)
+	cmd.Cancel = func() error { proc.Kill(cmd); return nil }
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -15,11 +15,11 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
@@ -113,7 +113,7 @@ func Detect(ctx context.Context, command string) *Runner {
 func (r *Runner) startLocked(ctx context.Context) (*runnerProc, error) {
 	cmd := exec.Command("sh", "-c", r.command)
 	cmd.Env = append(os.Environ(), "TZ=UTC")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	proc.Isolate(cmd)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -228,9 +228,7 @@ func (p *runnerProc) fail(why error) {
 }
 
 func (p *runnerProc) kill() {
-	if p.cmd.Process != nil {
-		_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	}
+	proc.Kill(p.cmd)
 }
 
 // process returns the live process, starting it (again) when needed.
