@@ -1,25 +1,20 @@
 package kcpexec
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
-	"github.com/sifu-dev/sifu/internal/proc"
+	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
@@ -56,23 +51,10 @@ type Runner struct {
 	schemas *schema.Set
 
 	mu     sync.Mutex
-	proc   *runnerProc
+	proc   *ndjson.Conn
 	hello  RunnerHello
 	closed bool
 	nextID atomic.Int64 // ids only grow, across restarts too
-}
-
-// runnerProc is one live runner process.
-type runnerProc struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	stderr  *tailBuffer
-	writeMu sync.Mutex
-
-	mu      sync.Mutex
-	pending map[string]chan runnerAnswer
-	dead    error
-	done    chan struct{}
 }
 
 type runnerAnswer struct {
@@ -81,6 +63,11 @@ type runnerAnswer struct {
 	Refusal *string         `json:"refusal"`
 	Error   *string         `json:"error"`
 	raw     []byte
+}
+
+// runnerOptions say how a runner is started and read.
+func runnerOptions() ndjson.Options {
+	return ndjson.Options{Env: append(os.Environ(), "TZ=UTC"), Who: "the runner", Answer: "answer", MaxLine: maxRunnerLine, Tail: 4096, SkipBlank: true}
 }
 
 // StartRunner starts command (through sh -c) and says hello; an error
@@ -110,24 +97,11 @@ func Detect(ctx context.Context, command string) *Runner {
 }
 
 // startLocked starts the process and waits for its hello; r.mu is held.
-func (r *Runner) startLocked(ctx context.Context) (*runnerProc, error) {
-	cmd := exec.Command("sh", "-c", r.command)
-	cmd.Env = append(os.Environ(), "TZ=UTC")
-	proc.Isolate(cmd)
-	stdin, err := cmd.StdinPipe()
+func (r *Runner) startLocked(ctx context.Context) (*ndjson.Conn, error) {
+	p, err := ndjson.Start(r.command, runnerOptions())
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	p := &runnerProc{cmd: cmd, stdin: stdin, stderr: &tailBuffer{max: 4096}, pending: map[string]chan runnerAnswer{}, done: make(chan struct{})}
-	cmd.Stderr = p.stderr
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start %q: %w", r.command, err)
-	}
-	go p.readLoop(stdout)
 	r.proc = p
 	a, err := r.callOn(ctx, p, map[string]any{"op": "hello", "protocol": RunnerProtocol})
 	if err == nil && a.Error != nil {
@@ -141,8 +115,8 @@ func (r *Runner) startLocked(ctx context.Context) (*runnerProc, error) {
 		err = json.Unmarshal(a.Result, &h)
 	}
 	if err != nil {
-		p.kill()
-		<-p.done
+		p.Kill()
+		<-p.Done()
 		r.proc = nil
 		return nil, &engine.AdapterError{Step: "hello", Err: err}
 	}
@@ -157,94 +131,15 @@ func (r *Runner) validate(def string, raw json.RawMessage) error {
 	return r.schemas.Validate(RunnerSchema+"#/$defs/"+def, def+" result", raw)
 }
 
-// readLoop routes answers to their requests; a line that is no answer
-// ends the process.
-func (p *runnerProc) readLoop(stdout io.Reader) {
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), maxRunnerLine)
-	var why error
-	for sc.Scan() {
-		line := bytes.TrimSpace(sc.Bytes())
-		if len(line) == 0 {
-			continue
-		}
-		var a runnerAnswer
-		if err := json.Unmarshal(line, &a); err != nil || len(a.ID) == 0 {
-			why = fmt.Errorf("the runner wrote a line that is not an answer: %q", excerptLine(line))
-			break
-		}
-		a.raw = append([]byte(nil), line...)
-		key := idKey(a.ID)
-		p.mu.Lock()
-		ch, ok := p.pending[key]
-		delete(p.pending, key)
-		p.mu.Unlock()
-		if !ok {
-			why = fmt.Errorf("the runner answered id %s, which no request is waiting for", key)
-			break
-		}
-		ch <- a
-	}
-	if why == nil {
-		why = sc.Err()
-	}
-	if why != nil {
-		p.fail(why)
-		p.kill()
-	}
-	err := p.cmd.Wait()
-	p.fail(fmt.Errorf("the runner exited (%v)", err))
-	close(p.done)
-}
-
-// idKey is an id's canonical text (1 and 1.0 are one id).
-func idKey(raw json.RawMessage) string {
-	var n json.Number
-	if err := json.Unmarshal(raw, &n); err == nil {
-		if f, err := n.Float64(); err == nil {
-			return strconv.FormatFloat(f, 'g', -1, 64)
-		}
-	}
-	return string(raw)
-}
-
-func excerptLine(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
-}
-
-func (p *runnerProc) fail(why error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.dead == nil {
-		p.dead = why
-	}
-	for id, ch := range p.pending {
-		close(ch)
-		delete(p.pending, id)
-	}
-}
-
-func (p *runnerProc) kill() {
-	proc.Kill(p.cmd)
-}
-
 // process returns the live process, starting it (again) when needed.
-func (r *Runner) process(ctx context.Context) (*runnerProc, error) {
+func (r *Runner) process(ctx context.Context) (*ndjson.Conn, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return nil, &engine.AdapterError{Step: "runner", Err: errors.New("the runner was closed")}
 	}
-	if p := r.proc; p != nil {
-		p.mu.Lock()
-		dead := p.dead
-		p.mu.Unlock()
-		if dead == nil {
-			return p, nil
-		}
+	if p := r.proc; p != nil && p.Dead() == nil {
+		return p, nil
 	}
 	return r.startLocked(ctx)
 }
@@ -258,58 +153,30 @@ func (r *Runner) call(ctx context.Context, req map[string]any) (runnerAnswer, er
 	return r.callOn(ctx, p, req)
 }
 
-func (r *Runner) callOn(ctx context.Context, p *runnerProc, req map[string]any) (runnerAnswer, error) {
+func (r *Runner) callOn(ctx context.Context, p *ndjson.Conn, req map[string]any) (runnerAnswer, error) {
 	op, _ := req["op"].(string)
 	id := r.nextID.Add(1)
 	req["id"] = id
-	key := strconv.FormatInt(id, 10)
-	ch := make(chan runnerAnswer, 1)
-	p.mu.Lock()
-	if p.dead != nil {
-		why := p.dead
-		p.mu.Unlock()
-		return runnerAnswer{}, p.failure(op, why)
-	}
-	p.pending[key] = ch
-	p.mu.Unlock()
 	line, err := json.Marshal(req)
 	if err != nil {
 		return runnerAnswer{}, err
 	}
-	p.writeMu.Lock()
-	_, err = p.stdin.Write(append(line, '\n'))
-	p.writeMu.Unlock()
-	if err != nil {
-		p.mu.Lock()
-		why := p.dead
-		p.mu.Unlock()
-		if why == nil {
-			why = fmt.Errorf("write to the runner: %w", err)
-		}
-		return runnerAnswer{}, p.failure(op, why)
+	raw, err := p.Call(ctx, strconv.FormatInt(id, 10), line)
+	switch {
+	case ndjson.IsStopped(err):
+		return runnerAnswer{}, &engine.AdapterError{Step: op, Err: err}
+	case err != nil:
+		return runnerAnswer{}, fmt.Errorf("the runner did not answer %s: %w (stderr: %s)", op, err, p.Stderr())
 	}
-	select {
-	case a, ok := <-ch:
-		if !ok {
-			p.mu.Lock()
-			why := p.dead
-			p.mu.Unlock()
-			return runnerAnswer{}, p.failure(op, why)
-		}
-		if err := r.schemas.Validate(RunnerSchema+"#/$defs/answer", op+" answer", a.raw); err != nil {
-			return runnerAnswer{}, &engine.AdapterError{Step: op, Err: err}
-		}
-		return a, nil
-	case <-ctx.Done():
-		p.mu.Lock()
-		delete(p.pending, key)
-		p.mu.Unlock()
-		return runnerAnswer{}, fmt.Errorf("the runner did not answer %s: %w (stderr: %s)", op, ctx.Err(), p.stderr.String())
+	var a runnerAnswer
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return runnerAnswer{}, &engine.AdapterError{Step: op, Err: err}
 	}
-}
-
-func (p *runnerProc) failure(op string, why error) error {
-	return &engine.AdapterError{Step: op, Err: fmt.Errorf("%w; stderr tail: %q", why, p.stderr.String())}
+	a.raw = raw
+	if err := r.schemas.Validate(RunnerSchema+"#/$defs/answer", op+" answer", a.raw); err != nil {
+		return runnerAnswer{}, &engine.AdapterError{Step: op, Err: err}
+	}
+	return a, nil
 }
 
 // Hello is the runner's hello.
@@ -414,35 +281,12 @@ func (r *Runner) Close() error {
 	if p == nil {
 		return nil
 	}
-	_ = p.stdin.Close() // a runner ends at the end of its input
+	_ = p.CloseInput() // a runner ends at the end of its input
 	select {
-	case <-p.done:
+	case <-p.Done():
 	case <-time.After(2 * time.Second):
-		p.kill()
-		<-p.done
+		p.Kill()
+		<-p.Done()
 	}
 	return nil
-}
-
-// tailBuffer keeps the last bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tailBuffer) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(b), nil
-}
-
-func (t *tailBuffer) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(bytes.ToValidUTF8(t.buf, nil)))
 }

@@ -1,21 +1,17 @@
 package kungfustdio
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"os"
-	"os/exec"
-	"strings"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
-	"github.com/sifu-dev/sifu/internal/proc"
+	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -29,7 +25,7 @@ type Process struct {
 	schemas *schema.Set
 
 	mu      sync.Mutex
-	proc    *running
+	proc    *ndjson.Conn
 	nextID  int64
 	restart bool // the implementation listed restart among its controls
 
@@ -76,29 +72,14 @@ func (p *Process) maybeCut(ctx context.Context, req Request) error {
 	defer p.cutMu.Unlock()
 	r := p.current()
 	line, _ := json.Marshal(req)
-	r.writeMu.Lock()
-	_, _ = r.stdin.Write(line[:len(line)/2])
-	r.writeMu.Unlock()
-	r.fail(why) // every request in flight loses its answer with the stream
-	r.kill()
-	<-r.done
+	r.Write(line[:len(line)/2])
+	r.Fail(why) // every request in flight loses its answer with the stream
+	r.Kill()
+	<-r.Done()
 	if err := p.spawn(); err != nil {
 		return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("start again after the cut: %w", err)}
 	}
 	return &engine.AdapterError{Step: req.Op, Err: why}
-}
-
-// running is one live subprocess and its pending requests.
-type running struct {
-	cmd     *exec.Cmd
-	stdin   io.WriteCloser
-	stderr  *tail
-	writeMu sync.Mutex
-
-	mu      sync.Mutex
-	pending map[int64]chan reply
-	dead    error // why the process stopped answering
-	done    chan struct{}
 }
 
 // Start runs command (through sh -c) in dir and returns the adapter.
@@ -111,101 +92,18 @@ func Start(command, dir string) (*Process, error) {
 }
 
 func (p *Process) spawn() error {
-	cmd := exec.Command("sh", "-c", p.command)
-	cmd.Dir = p.dir
-	cmd.Env = os.Environ()
-	// Its own process group, so that killing it reaches whatever the shell
-	// started, and no orphan keeps the pipes open.
-	proc.Isolate(cmd)
-	stdin, err := cmd.StdinPipe()
+	r, err := ndjson.Start(p.command, ndjson.Options{Dir: p.dir, Env: os.Environ(), Who: "the implementation", Answer: "binding answer",
+		MaxLine: MaxLine, Tail: 2048})
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
-	r := &running{cmd: cmd, stdin: stdin, stderr: &tail{max: 2048}, pending: map[int64]chan reply{}, done: make(chan struct{})}
-	cmd.Stderr = r.stderr
-	if err := cmd.Start(); err != nil {
-		return fmt.Errorf("start %q: %w", p.command, err)
-	}
-	go r.readLoop(stdout)
 	p.mu.Lock()
 	p.proc = r
 	p.mu.Unlock()
 	return nil
 }
 
-// readLoop routes answers to their requests. Anything that is not an answer
-// to a pending request breaks the connection: every waiting request then
-// ends with a harness error that quotes the line and the stderr tail.
-func (r *running) readLoop(stdout io.Reader) {
-	sc := bufio.NewScanner(stdout)
-	sc.Buffer(make([]byte, 64<<10), MaxLine)
-	var why error
-	for sc.Scan() {
-		line := sc.Bytes()
-		var doc map[string]any
-		id, isID := float64(0), false
-		if err := json.Unmarshal(line, &doc); err == nil {
-			id, isID = doc["id"].(float64)
-		}
-		if !isID || id != float64(int64(id)) {
-			why = fmt.Errorf("the implementation wrote a line that is not a binding answer: %q", excerpt(line))
-			break
-		}
-		r.mu.Lock()
-		ch, ok := r.pending[int64(id)]
-		delete(r.pending, int64(id))
-		r.mu.Unlock()
-		if !ok {
-			why = fmt.Errorf("the implementation answered id %d, which no request is waiting for", int64(id))
-			break
-		}
-		ch <- reply{doc}
-	}
-	if why == nil {
-		why = sc.Err()
-	}
-	if why != nil {
-		// The implementation broke the protocol: stop it now rather than
-		// wait for it to exit on its own.
-		r.fail(why)
-		r.kill()
-	}
-	waitErr := r.cmd.Wait()
-	r.fail(fmt.Errorf("the implementation exited (%v)", waitErr))
-	close(r.done)
-}
-
-// fail records the first reason the process stopped answering and ends
-// every pending request with it.
-func (r *running) fail(why error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.dead == nil {
-		r.dead = why
-	}
-	for id, ch := range r.pending {
-		close(ch)
-		delete(r.pending, id)
-	}
-}
-
-// kill ends the process group without warning (SIGKILL).
-func (r *running) kill() {
-	proc.Kill(r.cmd)
-}
-
-func excerpt(b []byte) string {
-	if len(b) > 200 {
-		return string(b[:200]) + "…"
-	}
-	return string(b)
-}
-
-func (p *Process) current() *running {
+func (p *Process) current() *ndjson.Conn {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.proc
@@ -223,58 +121,22 @@ func (p *Process) call(ctx context.Context, req Request) (reply, error) {
 	p.nextID++
 	req.ID = p.nextID
 	p.mu.Unlock()
-	ch := make(chan reply, 1)
-	r.mu.Lock()
-	if r.dead != nil {
-		r.mu.Unlock()
-		return reply{}, r.failure(req, r.dead)
-	}
-	r.pending[req.ID] = ch
-	r.mu.Unlock()
 	raw, _ := json.Marshal(req)
-	r.writeMu.Lock()
-	_, err := r.stdin.Write(append(raw, '\n'))
-	r.writeMu.Unlock()
-	if err != nil {
-		r.mu.Lock()
-		why := r.dead // a stream that was cut reports the cut
-		r.mu.Unlock()
-		if why == nil {
-			why = fmt.Errorf("write to the implementation: %w", err)
+	line, err := r.Call(ctx, strconv.FormatInt(req.ID, 10), raw)
+	switch {
+	case ndjson.IsStopped(err):
+		return reply{}, &engine.AdapterError{Step: req.Op, Err: err}
+	case err != nil:
+		if tail := r.Stderr(); tail != "" {
+			return reply{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, err, tail)
 		}
-		return reply{}, r.failure(req, why)
+		return reply{}, fmt.Errorf("no answer to %s: %w", req.Op, err)
 	}
-	select {
-	case a, ok := <-ch:
-		if !ok {
-			r.mu.Lock()
-			why := r.dead
-			r.mu.Unlock()
-			return reply{}, r.failure(req, why)
-		}
-		return a, nil
-	case <-ctx.Done():
-		r.mu.Lock()
-		delete(r.pending, req.ID)
-		r.mu.Unlock()
-		if tail := r.stderr.String(); tail != "" {
-			return reply{}, fmt.Errorf("no answer to %s: %w (stderr: %s)", req.Op, ctx.Err(), tail)
-		}
-		return reply{}, fmt.Errorf("no answer to %s: %w", req.Op, ctx.Err())
+	var doc map[string]any
+	if err := json.Unmarshal(line, &doc); err != nil {
+		return reply{}, &engine.AdapterError{Step: req.Op, Err: err}
 	}
-}
-
-// failure is the harness error of a request the process will not answer.
-// It quotes the stderr tail once the process has ended and its stderr is
-// drained (the process is being killed by then), so the message holds what
-// the implementation said last; a process that lingers is quoted as it is
-// after a moment.
-func (r *running) failure(req Request, why error) error {
-	select {
-	case <-r.done:
-	case <-time.After(2 * time.Second):
-	}
-	return &engine.AdapterError{Step: req.Op, Err: fmt.Errorf("%w; stderr tail: %q", why, r.stderr.String())}
+	return reply{doc}, nil
 }
 
 // reply is one decoded answer line: decoded once, validated as it is.
@@ -379,8 +241,8 @@ func (p *Process) Restart() error {
 	p.cutMu.Lock()
 	defer p.cutMu.Unlock()
 	r := p.current()
-	r.kill()
-	<-r.done
+	r.Kill()
+	<-r.Done()
 	return p.spawn()
 }
 
@@ -388,35 +250,12 @@ func (p *Process) Restart() error {
 // and the process is killed if it has not exited within 300 ms.
 func (p *Process) Close() error {
 	r := p.current()
-	_ = r.stdin.Close()
+	_ = r.CloseInput()
 	select {
-	case <-r.done:
+	case <-r.Done():
 	case <-time.After(300 * time.Millisecond):
-		r.kill()
-		<-r.done
+		r.Kill()
+		<-r.Done()
 	}
 	return nil
-}
-
-// tail keeps the last bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	max int
-	buf []byte
-}
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > t.max {
-		t.buf = t.buf[len(t.buf)-t.max:]
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(bytes.ToValidUTF8(t.buf, nil)))
 }

@@ -1,0 +1,61 @@
+//go:build unix
+
+package ndjson
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+func opts() Options {
+	return Options{Who: "the process", Answer: "answer", MaxLine: 1 << 20, Tail: 64}
+}
+
+// TestAnswersAreRoutedByID: an answer reaches the request of its id, 1.0
+// being id 1.
+func TestAnswersAreRoutedByID(t *testing.T) {
+	c, err := Start(`read l; echo '{"id":1.0,"ok":true}'; read l`, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	got, err := c.Call(ctx, "1", []byte(`{"id":1}`))
+	if err != nil || !strings.Contains(string(got), `"ok":true`) {
+		t.Fatalf("%s %v", got, err)
+	}
+}
+
+// TestAProcessThatStopsIsQuotedWhole: a request to a process that exits
+// ends with Stopped, quoting the end of its stderr once it is drained.
+func TestAProcessThatStopsIsQuotedWhole(t *testing.T) {
+	c, err := Start(`read l; echo "the last words" >&2; exit 3`, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Call(context.Background(), "1", []byte(`{"id":1}`))
+	var s *Stopped
+	if !errors.As(err, &s) || s.Stderr != "the last words" || !strings.Contains(err.Error(), "exited") {
+		t.Fatalf("%v", err)
+	}
+	if _, err := c.Call(context.Background(), "2", []byte(`{"id":2}`)); !IsStopped(err) {
+		t.Errorf("a request after the end: %v", err)
+	}
+}
+
+// TestALineThatIsNoAnswerBreaksTheConnection: the process is killed and
+// the waiting request says what the line was.
+func TestALineThatIsNoAnswerBreaksTheConnection(t *testing.T) {
+	c, err := Start(`read l; echo 'hello there'; sleep 30`, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Call(context.Background(), "1", []byte(`{"id":1}`))
+	if !IsStopped(err) || !strings.Contains(err.Error(), `not an answer: "hello there"`) {
+		t.Fatalf("%v", err)
+	}
+}
