@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -183,5 +184,41 @@ func TestGateBothWays(t *testing.T) {
 	}
 	if code := run(append(base, "--expect", p("sifu.expect.yaml"))); code != exitFail {
 		t.Fatalf("stale expectations: exit %d, want %d", code, exitFail)
+	}
+}
+
+// TestStartUpRunsNoGo: starting sifu runs no `go` (godog's builder runs
+// `go env GOTOOLDIR` while packages initialise; internal/quickstart hides
+// PATH from it). A fake go first on PATH records every call: a program that
+// links godog without quickstart calls it (the control), sifu must not.
+func TestStartUpRunsNoGo(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("the fake go is a shell script")
+	}
+	t.Parallel()
+	bin := buildSifu(t)
+	control := filepath.Join(t.TempDir(), "godoginit")
+	if out, err := exec.Command("go", "build", "-o", control, "./testdata/godoginit").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	calls := func(program string, args ...string) string {
+		dir := t.TempDir()
+		log := filepath.Join(dir, "calls")
+		if err := os.WriteFile(filepath.Join(dir, "go"), []byte("#!/bin/sh\necho \"go $*\" >> "+log+"\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(program, args...)
+		cmd.Env = append(os.Environ(), "PATH="+dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", program, err, out)
+		}
+		raw, _ := os.ReadFile(log)
+		return string(raw)
+	}
+	if got := calls(control); !strings.Contains(got, "go env GOTOOLDIR") {
+		t.Fatalf("the control linked godog and ran no go (%q): the fake go sees nothing, so this test guards nothing", got)
+	}
+	if got := calls(bin, "--version"); got != "" {
+		t.Errorf("starting sifu ran %q: internal/quickstart no longer initialises before godog's builder", got)
 	}
 }

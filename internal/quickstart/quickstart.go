@@ -11,7 +11,14 @@
 // from the main package's init (which runs after every imported package),
 // puts PATH back exactly as it was before main starts.
 //
-// Only cmd/sifu imports this package.
+// The order is the language's (the Go spec, "Package initialization": of
+// the packages whose imports are initialised, the one whose import path
+// sorts first goes next): this package's path sorts before os/exec's, on
+// which godog's builder waits, and after nothing it needs but os. Only
+// cmd/sifu imports this package; cmd/sifu's TestStartUpRunsNoGo starts the
+// built binary with a fake go first on PATH and fails when the binary runs
+// it (and shows, with a program that links godog alone, that the fake go
+// would see the call).
 package quickstart
 
 import "os"
