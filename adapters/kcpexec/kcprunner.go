@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/internal/schema"
@@ -73,7 +72,7 @@ func runnerOptions() ndjson.Options {
 // StartRunner starts command (through sh -c) and says hello; an error
 // means it is not a runner that speaks protocol 1.
 func StartRunner(ctx context.Context, command string) (*Runner, error) {
-	r := &Runner{command: command, schemas: schema.NewSet(sifu.Assets, "vectors/schema")}
+	r := &Runner{command: command, schemas: schema.Bundled()}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, err := r.startLocked(ctx); err != nil {

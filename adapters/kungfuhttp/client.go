@@ -13,7 +13,6 @@ import (
 
 	"github.com/go-resty/resty/v2"
 
-	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
@@ -91,7 +90,7 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 		return c
 	}
 	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken, timeout: opts.Timeout, cuts: opts.Reset != nil,
-		schemas: schema.NewSet(sifu.Assets, "vectors/schema"), creds: map[string]string{}}
+		schemas: schema.Bundled(), creds: map[string]string{}}
 }
 
 // Hello asks the server who it is.

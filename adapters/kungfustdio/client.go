@@ -9,7 +9,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/internal/schema"
@@ -84,7 +83,7 @@ func (p *Process) maybeCut(ctx context.Context, req Request) error {
 
 // Start runs command (through sh -c) in dir and returns the adapter.
 func Start(command, dir string) (*Process, error) {
-	p := &Process{command: command, dir: dir, schemas: schema.NewSet(sifu.Assets, "vectors/schema")}
+	p := &Process{command: command, dir: dir, schemas: schema.Bundled()}
 	if err := p.spawn(); err != nil {
 		return nil, err
 	}

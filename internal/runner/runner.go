@@ -128,7 +128,7 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 	for _, o := range opts {
 		o(&lo)
 	}
-	set := schema.NewSet(fsys, s.Schemas)
+	set := schema.For(fsys, s.Schemas)
 	cat, err := catalogue.Load(fsys, s.Catalogue, set)
 	if err != nil {
 		return nil, &UsageError{Msg: err.Error()}

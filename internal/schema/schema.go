@@ -6,6 +6,7 @@ package schema
 
 import (
 	"bytes"
+	"embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,8 @@ import (
 	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
+
+	"github.com/sifu-dev/sifu"
 )
 
 // Set compiles schemas from one file system, once each.
@@ -154,4 +157,26 @@ func leaves(ve *jsonschema.ValidationError) []string {
 	walk(ve)
 	sort.Strings(out)
 	return out
+}
+
+var (
+	bundledOnce sync.Once
+	bundled     *Set
+)
+
+// Bundled is the one set of the JSON Schemas sifu carries (vectors/schema
+// in its assets): every adapter validates binding messages against it, and
+// each schema is compiled once per process.
+func Bundled() *Set {
+	bundledOnce.Do(func() { bundled = NewSet(sifu.Assets, "vectors/schema") })
+	return bundled
+}
+
+// For is the set of the schemas in dir of fsys: Bundled when they are
+// sifu's own, so their compilations are shared, else a new set.
+func For(fsys fs.FS, dir string) *Set {
+	if e, ok := fsys.(embed.FS); ok && e == sifu.Assets && dir == "vectors/schema" {
+		return Bundled()
+	}
+	return NewSet(fsys, dir)
 }
