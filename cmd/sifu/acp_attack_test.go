@@ -11,6 +11,7 @@ import (
 // fault with exit 1 and writes a vector that replays (passing on the
 // reference, failing on the mutant); the ACP races pass the reference.
 func TestACPAttackCommands(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	cases := []struct {
 		args []string

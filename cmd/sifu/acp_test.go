@@ -25,6 +25,7 @@ import (
 // docs/performance.md);
 // -short runs the recorded run and the concurrency checks only.
 func TestACPSuiteThroughExec(t *testing.T) {
+	t.Parallel()
 	bin := buildSifu(t)
 	cfg, err := acpexec.LoadConfig(filepath.Join("..", "..", "docs", "acp-sifu.target.json"))
 	if err != nil {
@@ -38,9 +39,6 @@ func TestACPSuiteThroughExec(t *testing.T) {
 	target := acp.RunTarget{Claims: cfg.Claims(), New: func(context.Context) (acp.Target, func(), error) {
 		return acpexec.Tools{Config: cfg}, func() {}, nil
 	}}
-	// Every sifu start runs `go env` (godog's package init) when go is on
-	// PATH; the tool processes do not need it, so leave it out of their PATH.
-	t.Setenv("PATH", withoutGo(os.Getenv("PATH")))
 	rc := runner.Config{Target: target, TargetName: "exec", Timeout: 3 * time.Minute, Concurrency: 6}
 	if testing.Short() {
 		rc.Tags = "@golden,@ACP-EVT-08"
@@ -108,17 +106,6 @@ func TestACPCommandExitCodes(t *testing.T) {
 	}
 }
 
-// withoutGo drops the directories holding a go command from a PATH.
-func withoutGo(path string) string {
-	var keep []string
-	for _, dir := range filepath.SplitList(path) {
-		if _, err := os.Stat(filepath.Join(dir, "go")); err != nil {
-			keep = append(keep, dir)
-		}
-	}
-	return strings.Join(keep, string(filepath.ListSeparator))
-}
-
 func exitCode(err error) int {
 	if err == nil {
 		return 0
@@ -135,6 +122,7 @@ func exitCode(err error) int {
 // exec adapter, claiming what the upstream offers (tools, validator,
 // compat). Skipped otherwise.
 func TestACPSuiteAgainstUpstream(t *testing.T) {
+	t.Parallel()
 	dir := os.Getenv("ACP_REFERENCE_DIR")
 	if dir == "" {
 		t.Skip("set ACP_REFERENCE_DIR to a local copy of the upstream v1 scripts directory")

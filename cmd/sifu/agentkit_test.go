@@ -31,6 +31,7 @@ func akRun(t *testing.T, rules []string, extra ...string) (int, string) {
 // process per check (stdin closed, own directory), kills and restarts it
 // for the restart checks, and it passes.
 func TestAgentKitThroughStartCmd(t *testing.T) {
+	t.Parallel()
 	bin := buildSifu(t)
 	code, out := akRun(t, akRules, "--start-cmd", bin+" agentkit gateway")
 	if code != exitOK {
@@ -95,6 +96,7 @@ func assertStatus(t *testing.T, out, part string, want engine.Status) {
 // crashes, one that never answers /healthz) stops the run before any check
 // with one line and exit 2, not a verdict per check.
 func TestAgentKitGatewaysThatCannotStart(t *testing.T) {
+	t.Parallel()
 	cfg := filepath.Join(t.TempDir(), "target.yaml")
 	if err := os.WriteFile(cfg, []byte("start_timeout: 300ms\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -125,6 +127,7 @@ func TestAgentKitGatewaysThatCannotStart(t *testing.T) {
 // crashes at every start gives harness_error with its output tail, never a
 // pass and never a hung run.
 func TestAgentKitGatewayThatDiesLater(t *testing.T) {
+	t.Parallel()
 	bin := buildSifu(t)
 	flag := filepath.Join(t.TempDir(), "started-once")
 	cmd := "if [ -e " + flag + " ]; then echo boom-after-start >&2; exit 3; fi; touch " + flag + "; exec " + bin + " agentkit gateway"
@@ -172,6 +175,7 @@ func runCapture(args []string) (int, string) {
 // TestAgentKitSetupErrorsAreUsageErrors: a stub port that is taken, a
 // missing templates directory or a bad target config exit 2.
 func TestAgentKitSetupErrorsAreUsageErrors(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -205,6 +209,7 @@ func TestAgentKitSetupErrorsAreUsageErrors(t *testing.T) {
 // from it (here the reference) passes the checks that need no control, and
 // the checks that do are untestable, not passed.
 func TestAgentKitAgainstARunningGateway(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	addr, stubAddr := freeAddr(t), freeAddr(t)
 	if code := runQuiet([]string{"agentkit", "config", "--out", dir, "--addr", addr, "--stub", stubAddr}); code != exitOK {

@@ -10,6 +10,7 @@ import (
 // TestAttackCommands: each attack mode passes the reference, catches a
 // planted fault with exit 1 and refuses a malformed request with exit 2.
 func TestAttackCommands(t *testing.T) {
+	t.Parallel()
 	out := t.TempDir()
 	cases := []struct {
 		args []string

@@ -93,6 +93,7 @@ const stdioPreflight = `read line; echo '{"id":2,"ok":true,"result":{"agent":"a-
 // hello but breaks on the first control ends the run before any check with
 // exit 2 and one message, never as verdicts against the implementation.
 func TestTargetBrokenFromTheStartIsAUsageError(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/kungfu/v1/hello" {
 			_, _ = w.Write([]byte(fullHello))
@@ -124,6 +125,7 @@ func TestTargetBrokenFromTheStartIsAUsageError(t *testing.T) {
 // answer garbage, trickle their answer or answer another schema after a
 // good hello.
 func TestBrokenHTTPTargets(t *testing.T) {
+	t.Parallel()
 	modes := map[string]struct {
 		handle      func(w http.ResponseWriter, r *http.Request, stop <-chan struct{})
 		wantTimeout bool
@@ -173,6 +175,7 @@ func TestBrokenHTTPTargets(t *testing.T) {
 // TestBrokenStdioTargets: whole runs against processes that crash, hang,
 // answer garbage, answer slowly or answer another schema after a good hello.
 func TestBrokenStdioTargets(t *testing.T) {
+	t.Parallel()
 	modes := map[string]struct {
 		snippet     string
 		wantTimeout bool
@@ -195,6 +198,7 @@ func TestBrokenStdioTargets(t *testing.T) {
 // TestBrokenKCPPlanners: whole KCP runs against planner commands that
 // crash, hang, answer garbage, answer slowly or answer another schema.
 func TestBrokenKCPPlanners(t *testing.T) {
+	t.Parallel()
 	modes := map[string]struct {
 		command     string
 		wantTimeout bool

@@ -31,6 +31,7 @@ func sifuCLI(t *testing.T, args ...string) (string, error) {
 }
 
 func TestFaultFlagsAreChecked(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{
 		{"run", "--faults", "jitter"},
 		{"run", "--faults", "all", "--declare", t.TempDir()},
@@ -48,6 +49,7 @@ func TestFaultFlagsAreChecked(t *testing.T) {
 // TestFaultRunInProcess: a fault run prints its seed, runs only the @faults
 // checks and passes against the reference.
 func TestFaultRunInProcess(t *testing.T) {
+	t.Parallel()
 	out, err := sifuCLI(t, "run", "-q", "--suite", "kungfu", "--faults", "all", "--fault-seed", "11")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -80,6 +82,7 @@ func serveReference(t *testing.T, planted ...kungfuref.Fault) string {
 // lost answers, duplicates, delays and reordering leave the reference's
 // effects exact over HTTP, and catch a server that ignores idempotency keys.
 func TestFaultRunOverHTTP(t *testing.T) {
+	t.Parallel()
 	for _, seed := range []string{"1", "2"} {
 		out, err := sifuCLI(t, "run", "-q", "--suite", "kungfu", "--target", "http", "--url", serveReference(t), "--faults", "all", "--fault-seed", seed)
 		if err != nil || !strings.Contains(out, "checks: 4 (4 pass") {
@@ -97,6 +100,7 @@ func TestFaultRunOverHTTP(t *testing.T) {
 // (the process killed and started again on its database), besides the
 // other faults; the effects stay exact.
 func TestFaultRunOverStdio(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -113,6 +117,7 @@ func TestFaultRunOverStdio(t *testing.T) {
 // injected faults says so on the console and in results.json, cannot be
 // declared, and its shards are not merged into a declaration.
 func TestAlteredRunsAreRecorded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	readConditions := func(sub string) *results.Conditions {
 		t.Helper()

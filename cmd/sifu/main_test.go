@@ -15,6 +15,7 @@ import (
 )
 
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		args []string
 		want int
@@ -46,6 +47,7 @@ func TestExitCodes(t *testing.T) {
 }
 
 func TestRunWritesResults(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if code := run([]string{"run", "-q", "--suite", "kungfu", "--profile", "memory", "--out", dir}); code != exitOK {
 		t.Fatalf("exit %d", code)
@@ -84,6 +86,7 @@ func TestRunWritesResults(t *testing.T) {
 // statuses as one run, and a declaration that verifies; a rerun of a
 // passing run has nothing to do; diff of identical runs finds nothing.
 func TestShardsMergeIntoTheWholeRun(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := func(parts ...string) string { return filepath.Join(append([]string{dir}, parts...)...) }
 	for _, args := range [][]string{
@@ -115,6 +118,7 @@ func TestShardsMergeIntoTheWholeRun(t *testing.T) {
 // after the main package's init as main does), PATH is the process's own
 // again and commands are found on it.
 func TestPathIsBackBeforeMain(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("PATH") == "" {
 		t.Fatal("PATH is empty after start-up")
 	}
@@ -126,6 +130,7 @@ func TestPathIsBackBeforeMain(t *testing.T) {
 // TestListPrintsTheSelection: --list prints the selected check IDs, one per
 // line, runs none of them, and refuses to write results.
 func TestListPrintsTheSelection(t *testing.T) {
+	t.Parallel()
 	out, err := sifuCLI(t, "run", "--suite", "kungfu", "--check", "*pins*", "--list")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -154,6 +159,7 @@ func TestListPrintsTheSelection(t *testing.T) {
 // its failures passes it (exit 0) and writes junit.xml without a failure;
 // the same file against the fixed implementation fails as stale (exit 1).
 func TestGateBothWays(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := func(parts ...string) string { return filepath.Join(append([]string{dir}, parts...)...) }
 	base := []string{"run", "-q", "--suite", "kungfu", "--profile", "memory"}
@@ -192,10 +198,10 @@ func TestGateBothWays(t *testing.T) {
 // PATH from it). A fake go first on PATH records every call: a program that
 // links godog without quickstart calls it (the control), sifu must not.
 func TestStartUpRunsNoGo(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("the fake go is a shell script")
 	}
-	t.Parallel()
 	bin := buildSifu(t)
 	control := filepath.Join(t.TempDir(), "godoginit")
 	if out, err := exec.Command("go", "build", "-o", control, "./testdata/godoginit").CombinedOutput(); err != nil {

@@ -129,6 +129,7 @@ func statuses(t *testing.T, target runner.Target) map[string]engine.Status {
 // against a `sifu serve` process with SQLite, and over stdio against
 // `sifu serve --stdio` subprocesses, and requires identical results.
 func TestTransportsAgree(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -179,6 +180,7 @@ func diff(want, got map[string]engine.Status) string {
 // database, and checks that facts, obligations, receipts and idempotency
 // records survived, and that an agent recovers from its turn alone.
 func TestKillAndRestartKeepsEverything(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
@@ -244,6 +246,7 @@ func TestKillAndRestartKeepsEverything(t *testing.T) {
 // can express gives the in-process result; the rest (the confidence gate,
 // options without a flag) are untestable, never passed silently.
 func TestKCPOverTheCommandLine(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds and runs the binary")
 	}
