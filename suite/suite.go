@@ -76,9 +76,6 @@ func Rules(ids ...string) Option { return func(o *options) { o.rules = ids } }
 // Timeout bounds one check (default 30s).
 func Timeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
-// Harness is what results written under go test say ran them.
-var Harness = results.Harness{Name: "sifu", Version: "0.1.0-dev"}
-
 var (
 	plansMu sync.Mutex
 	plans   = map[string]*runner.Plan{}
@@ -115,7 +112,7 @@ func Run(t *testing.T, s runner.Suite, target runner.Target, opts ...Option) {
 		t.Fatalf("sifu: load the %s suite: %v", s.Name, err)
 	}
 	cfg := runner.Config{Target: target, TargetName: t.Name(), Profiles: o.profiles, Tags: o.tags, Rules: o.rules,
-		Checks: o.checks, Timeout: o.timeout, Harness: Harness}
+		Checks: o.checks, Timeout: o.timeout, Harness: results.This()}
 	chosen, err := p.Choose(t.Context(), cfg)
 	if err != nil {
 		t.Fatalf("sifu: %v", err)

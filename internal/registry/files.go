@@ -7,6 +7,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/knownfail"
+	"github.com/sifu-dev/sifu/internal/results"
 )
 
 // UpdateExpectations writes the expectations file from a run's results:
@@ -49,7 +50,7 @@ func WriteFinding(dir, suite string, seed uint64, vector []byte) (string, error)
 // tree had changes.
 func VersionLine() string {
 	info, _ := debug.ReadBuildInfo()
-	return versionFrom(Version, info)
+	return versionFrom(results.Version, info)
 }
 
 func versionFrom(v string, info *debug.BuildInfo) string {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -25,23 +24,8 @@ import (
 	"github.com/sifu-dev/sifu/internal/runner"
 )
 
-// Version is the harness version; release builds may set it with
-// -ldflags "-X github.com/sifu-dev/sifu/internal/registry.Version=…".
-var Version = "0.1.0-dev"
-
-// Harness is what results say ran them: sifu, its version and the commit
-// it was built from, when Go recorded one.
-func Harness() results.Harness {
-	h := results.Harness{Name: "sifu", Version: Version}
-	if info, ok := debug.ReadBuildInfo(); ok {
-		for _, s := range info.Settings {
-			if s.Key == "vcs.revision" {
-				h.Commit = s.Value
-			}
-		}
-	}
-	return h
-}
+// Harness is what results say ran them (results.This).
+func Harness() results.Harness { return results.This() }
 
 // Spec says which implementation to drive and how to reach it: the typed
 // form of the command line's target flags.
