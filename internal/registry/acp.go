@@ -25,7 +25,7 @@ var ACP = register(&Suite{
 	open:   openACP,
 })
 
-func openACP(spec Spec) (*Target, error) {
+func openACP(spec Spec) (*Subject, error) {
 	var rt acp.RunTarget
 	switch spec.Kind {
 	case "inproc":
@@ -49,7 +49,7 @@ func openACP(spec Spec) (*Target, error) {
 		}}
 	}
 	oracle := acp.RunTarget{New: acpReference}
-	return &Target{Target: rt,
+	return &Subject{Target: rt,
 		fuzz: func(ctx context.Context, req FuzzRequest) (fuzz.Result, error) {
 			prop := acpfuzz.Property(ctx, acpfuzz.Config{Target: rt.New, Oracle: acpReference, Name: fuzzName("acp", req.Seed)})
 			return fuzz.Run(req.config(), prop)

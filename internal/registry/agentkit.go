@@ -28,7 +28,7 @@ var AgentKit = register(&Suite{
 	open:   openAgentKit,
 })
 
-func openAgentKit(spec Spec) (*Target, error) {
+func openAgentKit(spec Spec) (*Subject, error) {
 	var rt agentkit.RunTarget
 	var err error
 	if spec.Kind == "http" {
@@ -39,7 +39,7 @@ func openAgentKit(spec Spec) (*Target, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Target{Target: rt}, nil
+	return &Subject{Target: rt}, nil
 }
 
 // agentkitOptions is the --target-config file of the agentkit suite.

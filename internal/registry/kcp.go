@@ -34,7 +34,7 @@ var KCP = register(&Suite{
 	open:           openKCP,
 })
 
-func openKCP(spec Spec) (*Target, error) {
+func openKCP(spec Spec) (*Subject, error) {
 	var rt kcp.RunTarget
 	switch spec.Kind {
 	case "inproc":
@@ -51,7 +51,7 @@ func openKCP(spec Spec) (*Target, error) {
 			return nil, err
 		}
 	}
-	return &Target{Target: rt, done: rt.Done, fuzz: func(ctx context.Context, req FuzzRequest) (fuzz.Result, error) {
+	return &Subject{Target: rt, done: rt.Done, fuzz: func(ctx context.Context, req FuzzRequest) (fuzz.Result, error) {
 		return kcpFuzz(ctx, rt, req)
 	}}, nil
 }

@@ -38,7 +38,7 @@ var Kungfu = register(&Suite{
 	open:    openKungfu,
 })
 
-func openKungfu(spec Spec) (*Target, error) {
+func openKungfu(spec Spec) (*Subject, error) {
 	var rt kungfu.RunTarget
 	var err error
 	switch spec.Kind {
@@ -53,7 +53,7 @@ func openKungfu(spec Spec) (*Target, error) {
 		return nil, err
 	}
 	oracle := kungfu.RunTarget{New: kungfuReference}
-	return &Target{Target: rt, done: rt.Done,
+	return &Subject{Target: rt, done: rt.Done,
 		fuzz: func(ctx context.Context, req FuzzRequest) (fuzz.Result, error) {
 			prop := kungfufuzz.Property(ctx, kungfufuzz.Config{Target: rt.New, Oracle: kungfuReference, Shared: rt.IsShared})
 			return fuzz.Run(req.config(), prop)

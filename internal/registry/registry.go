@@ -94,7 +94,7 @@ type Suite struct {
 	// Fuzzes and Races say whether the suite has a fuzzer and races.
 	Fuzzes, Races bool
 
-	open func(Spec) (*Target, error)
+	open func(Spec) (*Subject, error)
 	// injects says the suite's targets take injected faults (Spec.Faults).
 	injects bool
 
@@ -103,9 +103,9 @@ type Suite struct {
 	err  error
 }
 
-// Target is an implementation ready to check: the runner's view, and what
+// Subject is an implementation ready to check: the runner's view, and what
 // attack mode needs of the same implementation.
-type Target struct {
+type Subject struct {
 	runner.Target
 	// Kind is the target kind it was opened as.
 	Kind string
@@ -116,7 +116,7 @@ type Target struct {
 
 // Close releases what the target holds for the whole run (a process every
 // check shares).
-func (t *Target) Close() error {
+func (t *Subject) Close() error {
 	if t.done != nil {
 		t.done()
 	}
@@ -141,7 +141,7 @@ func (r FuzzRequest) config() fuzz.Config {
 }
 
 // Fuzz fuzzes the target against a fresh bundled reference.
-func (t *Target) Fuzz(ctx context.Context, req FuzzRequest) (fuzz.Result, error) {
+func (t *Subject) Fuzz(ctx context.Context, req FuzzRequest) (fuzz.Result, error) {
 	if t.fuzz == nil {
 		return fuzz.Result{}, &runner.UsageError{Msg: "this target cannot be fuzzed"}
 	}
@@ -150,7 +150,7 @@ func (t *Target) Fuzz(ctx context.Context, req FuzzRequest) (fuzz.Result, error)
 
 // Race checks one race of the suite against the target, the bundled
 // reference as the sequential specification.
-func (t *Target) Race(ctx context.Context, r linear.Race, rounds int, outDir string) (linear.Verdict, error) {
+func (t *Subject) Race(ctx context.Context, r linear.Race, rounds int, outDir string) (linear.Verdict, error) {
 	if t.race == nil {
 		return linear.Verdict{}, &runner.UsageError{Msg: "this target has no race checker"}
 	}
@@ -158,7 +158,7 @@ func (t *Target) Race(ctx context.Context, r linear.Race, rounds int, outDir str
 }
 
 // Open builds the target a spec names.
-func (s *Suite) Open(spec Spec) (*Target, error) {
+func (s *Suite) Open(spec Spec) (*Subject, error) {
 	if spec.Kind == "" {
 		spec.Kind = s.Kinds[0]
 	}

@@ -69,7 +69,7 @@ type RunResult struct {
 }
 
 // config is the runner's configuration of a request over target t.
-func (req RunRequest) config(t *Target, only []string) runner.Config {
+func (req RunRequest) config(t *Subject, only []string) runner.Config {
 	tags := req.Select.Tags
 	if req.Spec.Faults != nil {
 		tags = faultproxy.Tagged(tags)
@@ -311,7 +311,7 @@ func AllOut(dir, suite string) string {
 // Races checks every race of the suite's checks that match tags (all
 // when tags is empty) against the target, telling each verdict to each;
 // it returns how many races were checked and how many did not hold.
-func Races(ctx context.Context, s *Suite, t *Target, tags string, rounds int, outDir string, each func(linear.Race, linear.Verdict)) (checked, bad int, err error) {
+func Races(ctx context.Context, s *Suite, t *Subject, tags string, rounds int, outDir string, each func(linear.Race, linear.Verdict)) (checked, bad int, err error) {
 	plan, err := s.Plan()
 	if err != nil {
 		return 0, 0, err

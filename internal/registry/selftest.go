@@ -55,7 +55,7 @@ func Selftest(ctx context.Context, req SelftestRequest) (selftest.Report, error)
 	fuzzes, races := req.FuzzRuns > 0 && s.Fuzzes, req.RaceRounds > 0 && s.Races
 	if fuzzes || races {
 		probe = func(ctx context.Context, m selftest.Mutant) (selftest.Finding, error) {
-			t := m.Target.(*Target)
+			t := m.Target.(*Subject)
 			if fuzzes {
 				res, err := t.Fuzz(ctx, FuzzRequest{Seed: req.Seed, Runs: req.FuzzRuns, ShrinkTime: req.ShrinkTime})
 				if err != nil {
@@ -82,7 +82,7 @@ func Selftest(ctx context.Context, req SelftestRequest) (selftest.Report, error)
 // raceProbe runs every race of the plan against a target and describes
 // the first history no serial order explains (or whose stage did not
 // hold).
-func raceProbe(ctx context.Context, plan *runner.Plan, t *Target, rounds int) (selftest.Finding, error) {
+func raceProbe(ctx context.Context, plan *runner.Plan, t *Subject, rounds int) (selftest.Finding, error) {
 	for _, r := range linear.Races(plan.Checks) {
 		v, err := t.Race(ctx, r, rounds, "")
 		if err != nil {

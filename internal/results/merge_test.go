@@ -8,7 +8,7 @@ import (
 )
 
 func shard(s string, ids ...string) *Run {
-	r := &Run{Suite: "kungfu", Harness: Harness{Name: "sifu", Version: "1"}, Target: Target{Name: "http"}, Profiles: []string{"full"},
+	r := &Run{Suite: "kungfu", Harness: Harness{Name: "sifu", Version: "1"}, Target: TargetInfo{Name: "http"}, Profiles: []string{"full"},
 		Selection: Selection{Shard: s}}
 	for _, id := range ids {
 		r.Tests = append(r.Tests, Test{ID: id, Status: engine.Pass})

@@ -18,8 +18,8 @@ type Harness struct {
 	Commit  string `json:"commit,omitempty"`
 }
 
-// Target describes the implementation that was checked.
-type Target struct {
+// TargetInfo describes the implementation that was checked, as it said.
+type TargetInfo struct {
 	Name           string   `json:"name"`
 	Implementation string   `json:"implementation,omitempty"`
 	Version        string   `json:"version,omitempty"`
@@ -83,7 +83,7 @@ type Run struct {
 	Harness    Harness     `json:"harness"`
 	Suite      string      `json:"suite"`
 	Spec       string      `json:"spec"`
-	Target     Target      `json:"target"`
+	Target     TargetInfo  `json:"target"`
 	Conditions *Conditions `json:"conditions,omitempty"`
 	Profiles   []string    `json:"profiles"`
 	Selection  Selection   `json:"selection"`

@@ -74,7 +74,7 @@ type alternating struct {
 	n         atomic.Int32
 }
 
-func (a *alternating) Describe(ctx context.Context) (results.Target, error) {
+func (a *alternating) Describe(ctx context.Context) (results.TargetInfo, error) {
 	return a.good.Describe(ctx)
 }
 

@@ -55,7 +55,7 @@ type Suite struct {
 // Target is the implementation under test as the runner sees it.
 type Target interface {
 	// Describe returns what the implementation says about itself.
-	Describe(ctx context.Context) (results.Target, error)
+	Describe(ctx context.Context) (results.TargetInfo, error)
 	// NewExecutor returns a fresh executor for one check, and a function
 	// that releases it.
 	NewExecutor(ctx context.Context) (engine.Executor, func(), error)
@@ -474,7 +474,7 @@ func anyOf(ids []string, want map[string]bool) bool {
 // Chosen is what a run executes: the target as it describes itself, the
 // profiles checked, the selected checks and the rule scope.
 type Chosen struct {
-	Target   results.Target
+	Target   results.TargetInfo
 	Profiles []string
 	Checks   []Selected
 	Scope    Scope

@@ -17,17 +17,17 @@ type Seam[T any] struct {
 	// every check shares) and the function that releases it.
 	New func(ctx context.Context) (T, func(), error)
 	// Hello asks an implementation what it is and offers.
-	Hello func(ctx context.Context, t T) (results.Target, error)
+	Hello func(ctx context.Context, t T) (results.TargetInfo, error)
 	// Executor makes one check's executor over an implementation, and the
 	// function that releases what the executor holds.
 	Executor func(ctx context.Context, t T) (engine.Executor, func(), error)
 }
 
 // Describe makes one implementation and asks it for its hello.
-func (s Seam[T]) Describe(ctx context.Context) (results.Target, error) {
+func (s Seam[T]) Describe(ctx context.Context) (results.TargetInfo, error) {
 	t, release, err := s.New(ctx)
 	if err != nil {
-		return results.Target{}, err
+		return results.TargetInfo{}, err
 	}
 	defer release()
 	return s.Hello(ctx, t)

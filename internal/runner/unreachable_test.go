@@ -13,9 +13,9 @@ import (
 // silentTarget never answers its hello: it waits for the context.
 type silentTarget struct{}
 
-func (silentTarget) Describe(ctx context.Context) (results.Target, error) {
+func (silentTarget) Describe(ctx context.Context) (results.TargetInfo, error) {
 	<-ctx.Done()
-	return results.Target{}, ctx.Err()
+	return results.TargetInfo{}, ctx.Err()
 }
 
 func (silentTarget) NewExecutor(context.Context) (engine.Executor, func(), error) {

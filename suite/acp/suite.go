@@ -88,20 +88,20 @@ func (rt RunTarget) seam() runner.Seam[Target] {
 
 // hello is what the runner records of a target: its hello, the profiles
 // it claims and the controls every ACP target offers.
-func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error) {
+func (rt RunTarget) hello(ctx context.Context, t Target) (results.TargetInfo, error) {
 	h, err := t.Hello(ctx)
 	if err != nil {
-		return results.Target{}, err
+		return results.TargetInfo{}, err
 	}
 	claims := rt.Claims
 	if claims == nil {
 		claims = Profiles
 	}
-	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: slices.Clone(claims), Controls: Controls}, nil
+	return results.TargetInfo{Implementation: h.Implementation, Version: h.Version, Profiles: slices.Clone(claims), Controls: Controls}, nil
 }
 
 // Describe asks one target for its hello.
-func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+func (rt RunTarget) Describe(ctx context.Context) (results.TargetInfo, error) {
 	return rt.seam().Describe(ctx)
 }
 

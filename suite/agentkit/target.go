@@ -124,7 +124,7 @@ func (rt RunTarget) seam() runner.Seam[Target] {
 }
 
 // Describe asks one target for its hello.
-func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+func (rt RunTarget) Describe(ctx context.Context) (results.TargetInfo, error) {
 	return rt.seam().Describe(ctx)
 }
 
@@ -135,10 +135,10 @@ func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), e
 
 // hello is what the runner records of a gateway: its hello, the profiles
 // and the controls it offers.
-func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error) {
+func (rt RunTarget) hello(ctx context.Context, t Target) (results.TargetInfo, error) {
 	h, err := t.Hello(ctx)
 	if err != nil {
-		return results.Target{}, err
+		return results.TargetInfo{}, err
 	}
 	claims, controls := rt.Claims, rt.Controls
 	if claims == nil {
@@ -147,7 +147,7 @@ func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error)
 	if controls == nil {
 		controls = []string{"configure", "restart", "startup", "corrupt-store"}
 	}
-	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: claims, Controls: controls}, nil
+	return results.TargetInfo{Implementation: h.Implementation, Version: h.Version, Profiles: claims, Controls: controls}, nil
 }
 
 var _ runner.Target = RunTarget{}

@@ -56,7 +56,7 @@ func (rt RunTarget) seam() runner.Seam[Target] {
 }
 
 // Describe asks one target for its hello.
-func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+func (rt RunTarget) Describe(ctx context.Context) (results.TargetInfo, error) {
 	return rt.seam().Describe(ctx)
 }
 
@@ -67,10 +67,10 @@ func (rt RunTarget) NewExecutor(ctx context.Context) (engine.Executor, func(), e
 
 // hello is what the runner records of a target: its hello and the
 // profiles it claims.
-func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error) {
+func (rt RunTarget) hello(ctx context.Context, t Target) (results.TargetInfo, error) {
 	h, err := t.Hello(ctx)
 	if err != nil {
-		return results.Target{}, err
+		return results.TargetInfo{}, err
 	}
 	claims := rt.Claims
 	if rt.ClaimsOf != nil {
@@ -79,5 +79,5 @@ func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error)
 	if claims == nil {
 		claims = Profiles
 	}
-	return results.Target{Implementation: h.Implementation, Version: h.Version, Profiles: claims}, nil
+	return results.TargetInfo{Implementation: h.Implementation, Version: h.Version, Profiles: claims}, nil
 }

@@ -145,7 +145,7 @@ func (rt RunTarget) seam() runner.Seam[Target] {
 }
 
 // Describe asks one target instance for its hello.
-func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
+func (rt RunTarget) Describe(ctx context.Context) (results.TargetInfo, error) {
 	return rt.seam().Describe(ctx)
 }
 
@@ -153,19 +153,19 @@ func (rt RunTarget) Describe(ctx context.Context) (results.Target, error) {
 // a provisioned agent showed the control plane works, with the restart
 // control counted as confined when a restarting check gets an
 // implementation of its own (Own).
-func (rt RunTarget) hello(ctx context.Context, t Target) (results.Target, error) {
+func (rt RunTarget) hello(ctx context.Context, t Target) (results.TargetInfo, error) {
 	h, err := rt.Memo.get(ctx, t)
 	if err != nil {
-		return results.Target{}, err
+		return results.TargetInfo{}, err
 	}
 	if err := preflight(ctx, t, h); err != nil {
-		return results.Target{}, err
+		return results.TargetInfo{}, err
 	}
 	scoped := h.Scoped
 	if rt.Own != nil && !h.Confines(ControlRestart) {
 		scoped = append(slices.Clone(scoped), ControlRestart) // a restarting check gets its own
 	}
-	return results.Target{Implementation: h.Implementation, Version: h.Version, Commit: h.Commit,
+	return results.TargetInfo{Implementation: h.Implementation, Version: h.Version, Commit: h.Commit,
 		Spec: h.Spec, Profiles: h.Profiles, Controls: h.Controls, Scoped: scoped}, nil
 }
 
