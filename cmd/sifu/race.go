@@ -33,7 +33,7 @@ a usage error.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.suite, "suite", "kungfu", "suite whose races to run (kungfu, acp)")
+	fl.StringVar(&f.suite, "suite", "kungfu", "suite whose races to run")
 	fl.StringVar(&f.target, "target", "inproc", "implementation to check")
 	fl.StringVar(&out, "out", "race-findings", "directory for visualisations of non-linearizable histories")
 	fl.StringVar(&tags, "tags", "", "only races of checks matching this tag expression")
@@ -48,7 +48,7 @@ func runRace(ctx context.Context, w io.Writer, f targetFlags, out, tags string, 
 		return err
 	}
 	if !s.Races {
-		return usagef("sifu race checks the kungfu and acp suites; %s has no races yet", f.suite)
+		return usagef("suite %s has no races yet", f.suite)
 	}
 	if rounds <= 0 {
 		return usagef("--rounds must be positive")

@@ -44,7 +44,7 @@ sharpen a check; never delete the mutant), 2 on a usage error.`,
 	fl.IntVar(&req.FuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
 	fl.Uint64Var(&req.Seed, "seed", 1, "fuzz seed")
 	fl.StringSliceVar(&only, "mutant", nil, "only these mutants (repeatable)")
-	fl.IntVar(&req.RaceRounds, "race-rounds", 0, "rounds of every race per mutant after the fuzz (kungfu, acp; 0: none)")
+	fl.IntVar(&req.RaceRounds, "race-rounds", 0, "rounds of every race per mutant after the fuzz, for suites with races (0: none)")
 	fl.DurationVar(&req.ShrinkTime, "shrink-time", 2*time.Second, "time limit for shrinking one fuzz finding")
 	return cmd
 }
