@@ -264,7 +264,7 @@ func buildSuite(name string, plan *runner.Plan, runs []*Run) (*suiteView, []data
 				}
 			}
 			if total == 0 {
-				pr.Cells = append(pr.Cells, "not checked")
+				pr.Cells = append(pr.Cells, "no rule of its own")
 			} else {
 				pr.Cells = append(pr.Cells, fmt.Sprintf("%d of %d", pass, total))
 			}
