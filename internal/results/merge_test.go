@@ -45,3 +45,19 @@ func TestMergeNeedsEveryShardOnce(t *testing.T) {
 		t.Fatalf("a complete set: %v %+v", err, m)
 	}
 }
+
+// TestMergeRefusesShardsOfDifferentSelections: shards chosen with other
+// tags, rules or check patterns are not parts of one run.
+func TestMergeRefusesShardsOfDifferentSelections(t *testing.T) {
+	for field, change := range map[string]func(*Selection){
+		"/selection/tags":   func(s *Selection) { s.Tags = "@x" },
+		"/selection/rules":  func(s *Selection) { s.Rules = []string{"R1"} },
+		"/selection/checks": func(s *Selection) { s.Checks = []string{"kcp/*"} },
+	} {
+		other := shard("2/2", "y")
+		change(&other.Selection)
+		if _, err := Merge([]string{"a", "b"}, []*Run{shard("1/2", "x"), other}); err == nil || !strings.Contains(err.Error(), field) {
+			t.Errorf("shards differing in %s: %v", field, err)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -59,6 +60,33 @@ func TestCheckPatterns(t *testing.T) {
 		var usage *runner.UsageError
 		if !errors.As(err, &usage) {
 			t.Errorf("--check %q: %v; want a usage error", bad, err)
+		}
+	}
+}
+
+// TestFoldKeepsTheCheckSelection: folding a run chosen with --check (as a
+// merge of such shards does) gives the rule verdicts the run gave; a fold
+// that forgot the selection would call every unselected rule untested as
+// if the whole suite had run.
+func TestFoldKeepsTheCheckSelection(t *testing.T) {
+	plan, err := runner.Load(sifu.Assets, kcp.Suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := plan.Run(context.Background(), runner.Config{Target: targetOf(kcpinproc.Reference{}), TargetName: "t", Checks: []string{"*budget*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprint(r.Rules)
+	if err := plan.Fold(r); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(r.Rules); got != want {
+		t.Errorf("folded rule verdicts differ from the run's:\n got %s\nwant %s", got, want)
+	}
+	for _, rule := range r.Rules {
+		if len(rule.Evidence) == 0 {
+			t.Errorf("rule %s has no check in the selection, yet it is folded (%s)", rule.ID, rule.Status)
 		}
 	}
 }
