@@ -184,8 +184,13 @@ func (c *Config) WithSelf(path string) *Config {
 // Tools runs an ACP implementation's tools as processes.
 type Tools struct{ Config *Config }
 
-// Hello names the implementation.
+// Hello names the implementation, once every configured command can be
+// started: a program that is not found, or a file under {config_dir} that
+// does not exist, is a target that cannot be run, not checks that fail.
 func (t Tools) Hello(context.Context) (acp.Hello, error) {
+	if err := t.Config.Runnable(); err != nil {
+		return acp.Hello{}, err
+	}
 	v := t.Config.Version
 	if v == "" {
 		v = "command line"
@@ -228,6 +233,45 @@ func (t Tools) Wait(ctx context.Context, r acp.WaitRequest) (acp.Answer, error) 
 // Validate runs the validate template.
 func (t Tools) Validate(ctx context.Context, r acp.ValidateRequest) (acp.Answer, error) {
 	return t.run(ctx, "validate", r.Call, nil, nil)
+}
+
+// Runnable checks what can be checked of each command before any call: its
+// program (argv[0], once {sifu} and {config_dir} are filled in) is found,
+// and every argument that names a path under {config_dir} exists.
+func (c *Config) Runnable() error {
+	fixed := map[string]string{"{sifu}": c.self, "{config_dir}": c.dir}
+	subst := func(s string) string {
+		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+			if v, ok := fixed[m]; ok {
+				return v
+			}
+			return m
+		})
+	}
+	for _, tool := range slices.Sorted(maps.Keys(c.Commands)) {
+		argv := c.Commands[tool].Argv
+		if len(argv) == 0 {
+			continue
+		}
+		if prog := subst(argv[0]); !placeholder.MatchString(prog) {
+			if _, err := exec.LookPath(prog); err != nil {
+				return fmt.Errorf("the %s command cannot be started: %w", tool, err)
+			}
+		}
+		for _, a := range argv[1:] {
+			if !strings.HasPrefix(a, "{config_dir}") {
+				continue
+			}
+			path := subst(a)
+			if placeholder.MatchString(path) {
+				continue
+			}
+			if _, err := os.Stat(path); err != nil {
+				return fmt.Errorf("the %s command names %s, which is not there ({config_dir} is the directory of the target config, %s): %w", tool, path, c.dir, err)
+			}
+		}
+	}
+	return nil
 }
 
 // Argv renders a tool's command line for a call.

@@ -103,7 +103,20 @@ func TestTargetBrokenFromTheStartIsAUsageError(t *testing.T) {
 	}))
 	defer srv.Close()
 	out := t.TempDir()
+	// ACP tools whose program, or whose script beside the config, is not there.
+	acpConfig := func(name, argv string) string {
+		path := filepath.Join(t.TempDir(), name)
+		cfg := `{"schemas":["v1"],"commands":{"init":{"argv":` + argv + `},"validate":{"argv":["sh","-c","exit 0"]}}}`
+		if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
 	for _, args := range [][]string{
+		{"run", "-q", "--suite", "acp", "--out", out, "--target", "exec", "--timeout", "5s", "--target-config",
+			acpConfig("noprog.json", `["no-such-acp-tool-anywhere","{folder}"]`)},
+		{"run", "-q", "--suite", "acp", "--out", out, "--target", "exec", "--timeout", "5s", "--target-config",
+			acpConfig("noscript.json", `["sh","{config_dir}/scripts/init.sh","{folder}"]`)},
 		{"run", "-q", "--suite", "kungfu", "--out", out, "--target", "http", "--url", srv.URL, "--timeout", "2s"},
 		{"run", "-q", "--suite", "kungfu", "--out", out, "--target", "stdio", "--timeout", "300ms", "--cmd",
 			`read line; echo '{"id":1,"ok":true,"result":` + fullHello + `}'; read line; kill -SEGV $$`},
