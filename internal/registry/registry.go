@@ -114,6 +114,23 @@ type Subject struct {
 	race *linear.Checker
 }
 
+// Workers and Shared pass on what the suite's target says of itself, which
+// the embedded interface alone would hide from the runner: how many checks
+// it takes at once, and whether every check shares its state (so checks
+// that disturb it run alone).
+func (t *Subject) Workers() int {
+	if w, ok := t.Target.(runner.WorkersTarget); ok {
+		return w.Workers()
+	}
+	return 0
+}
+
+// Shared: see Workers.
+func (t *Subject) Shared() bool {
+	s, ok := t.Target.(runner.SharedTarget)
+	return ok && s.Shared()
+}
+
 // Close releases what the target holds for the whole run (a process every
 // check shares).
 func (t *Subject) Close() error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -254,5 +255,34 @@ func TestAFindingIsReplayedAsAVector(t *testing.T) {
 	}
 	if _, err := registry.ReplayFinding(ctx, s, 3, []byte("{"), reference, mutant); err == nil {
 		t.Error("a finding that does not compile was replayed")
+	}
+}
+
+// TestASubjectSaysWhatItsTargetSays: a Kungfu target over the wire is
+// shared by every check and takes several at once; the subject the
+// registry opens around it must say both to the runner, or checks that
+// disturb a shared server run beside the others and wire runs go one
+// check per processor.
+func TestASubjectSaysWhatItsTargetSays(t *testing.T) {
+	tg, err := registry.Kungfu.Open(registry.Spec{Kind: "http", URL: "http://127.0.0.1:1", RequestTimeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tg.Close()
+	var target runner.Target = tg
+	w, ok := target.(runner.WorkersTarget)
+	if !ok || w.Workers() <= runtime.GOMAXPROCS(0) {
+		t.Errorf("an HTTP subject takes %v checks at once (%v), want more than one per processor", w, ok)
+	}
+	if s, ok := target.(runner.SharedTarget); !ok || !s.Shared() {
+		t.Error("an HTTP subject does not say that its checks share it")
+	}
+	in, err := registry.Kungfu.Open(registry.Spec{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	if s, ok := runner.Target(in).(runner.SharedTarget); ok && s.Shared() {
+		t.Error("the in-process reference, fresh per check, says it is shared")
 	}
 }
