@@ -126,28 +126,13 @@ var Presets = []string{"none", "drafting", "reviewing", "revising", "decision_re
 // expected to succeed, the way the recorded run does: the first participant
 // owns the proposal, every other one reviews, everyone accepts.
 func Preset(name string, participants, gates []string) ([]engine.Step, error) {
-	idx := slices.Index(Presets, name)
-	if idx < 0 {
-		return nil, fmt.Errorf("unknown start %q; use one of %s", name, strings.Join(Presets, ", "))
+	b, err := newPreset(Presets, "start", name, participants, gates)
+	if err != nil {
+		return nil, err
 	}
-	if len(participants) == 0 {
-		participants = DefaultParticipants
-	}
-	if len(gates) == 0 {
-		gates = DefaultGates
-	}
-	owner := participants[0]
-	others := slices.Clone(participants[1:])
-	slices.Sort(others)
-	everyone := slices.Sorted(slices.Values(participants))
-	var out []engine.Step
-	ok := func(s engine.Step) {
-		s.Expect = &engine.Expect{Outcome: "ok"}
-		s.Text = "start: " + describe(s)
-		out = append(out, s)
-	}
+	participants, gates, ok, stage := b.participants, b.gates, b.ok, b.stage
+	owner, others, everyone := b.owner, b.others, b.everyone
 	seq := 1
-	stage := func(n string) bool { return idx >= slices.Index(Presets, n) }
 	if stage("drafting") {
 		ok(Init(participants, DefaultObjective, gates, false))
 	}
@@ -187,8 +172,46 @@ func Preset(name string, participants, gates []string) ([]engine.Step, error) {
 		ok(Write("conclusion.md", "replace", Conclusion("proceed")))
 		ok(Append(owner, "completed", seq, "conclusion.md"))
 	}
-	return out, nil
+	return b.out, nil
 }
+
+// preset is what both schemas' starts share: the participants in their
+// roles and the steps so far, each expected to succeed.
+type preset struct {
+	phases              []string
+	idx                 int
+	participants, gates []string
+	owner               string
+	others, everyone    []string
+	out                 []engine.Step
+}
+
+func newPreset(phases []string, what, name string, participants, gates []string) (*preset, error) {
+	idx := slices.Index(phases, name)
+	if idx < 0 {
+		return nil, fmt.Errorf("unknown %s %q; use one of %s", what, name, strings.Join(phases, ", "))
+	}
+	if len(participants) == 0 {
+		participants = DefaultParticipants
+	}
+	if len(gates) == 0 {
+		gates = DefaultGates
+	}
+	others := slices.Clone(participants[1:])
+	slices.Sort(others)
+	return &preset{phases: phases, idx: idx, participants: participants, gates: gates, owner: participants[0],
+		others: others, everyone: slices.Sorted(slices.Values(participants))}, nil
+}
+
+// ok adds a step that must succeed.
+func (b *preset) ok(s engine.Step) {
+	s.Expect = &engine.Expect{Outcome: "ok"}
+	s.Text = "start: " + describe(s)
+	b.out = append(b.out, s)
+}
+
+// stage is whether the start reaches phase n.
+func (b *preset) stage(n string) bool { return b.idx >= slices.Index(b.phases, n) }
 
 func describe(s engine.Step) string {
 	switch s.Op {
@@ -323,28 +346,13 @@ func Deliver(from, event string, replyTo int) engine.Step {
 // the owner revises and classifies, everyone accepts, the owner freezes
 // the deliverable, passes readiness and completes.
 func PresetV2(name string, participants, gates []string) ([]engine.Step, error) {
-	idx := slices.Index(PresetsV2, name)
-	if idx < 0 {
-		return nil, fmt.Errorf("unknown v2 start %q; use one of %s", name, strings.Join(PresetsV2, ", "))
+	b, err := newPreset(PresetsV2, "v2 start", name, participants, gates)
+	if err != nil {
+		return nil, err
 	}
-	if len(participants) == 0 {
-		participants = DefaultParticipants
-	}
-	if len(gates) == 0 {
-		gates = DefaultGates
-	}
-	owner := participants[0]
-	others := slices.Clone(participants[1:])
-	slices.Sort(others)
-	everyone := slices.Sorted(slices.Values(participants))
-	var out []engine.Step
-	ok := func(s engine.Step) {
-		s.Expect = &engine.Expect{Outcome: "ok"}
-		s.Text = "start: " + describe(s)
-		out = append(out, s)
-	}
+	participants, gates, ok, stage := b.participants, b.gates, b.ok, b.stage
+	owner, others, everyone := b.owner, b.others, b.everyone
 	seq := 1
-	stage := func(n string) bool { return idx >= slices.Index(PresetsV2, n) }
 	if stage("drafting") {
 		ok(InitV2(participants, DefaultObjective, gates, DefaultPrimaryType))
 	}
@@ -395,7 +403,7 @@ func PresetV2(name string, participants, gates []string) ([]engine.Step, error) 
 		ok(Write("conclusion.md", "replace", ConclusionV2("proceed")))
 		ok(Append(owner, "completed", seq, "conclusion.md"))
 	}
-	return out, nil
+	return b.out, nil
 }
 
 // WithSchema marks every tool call of a step (and of its parallel
