@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -186,19 +185,12 @@ func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any,
 // the arguments (that path in place of "<manifest>") and TZ=UTC, and
 // returns its exit code and output with the path written back.
 func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
-	dir, err := os.MkdirTemp("", "sifu-kcp-")
+	dir, manifest, rest, err := req.Materialize()
 	if err != nil {
 		return kcp.CLIResult{}, err
 	}
 	defer os.RemoveAll(dir)
-	manifest := filepath.Join(dir, req.Name+".yaml")
-	if err := os.WriteFile(manifest, []byte(req.Manifest), 0o644); err != nil {
-		return kcp.CLIResult{}, err
-	}
-	args := []string{"-c", p.Command + ` "$@"`, "sh"}
-	for _, a := range req.Args {
-		args = append(args, strings.ReplaceAll(a, kcp.ManifestPlaceholder, manifest))
-	}
+	args := append([]string{"-c", p.Command + ` "$@"`, "sh"}, rest...)
 	cmd := exec.CommandContext(ctx, "sh", args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC")
 	// Its own process group, so that a deadline kills whatever the shell

@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
@@ -52,19 +50,11 @@ func (k Reference) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any,
 // RunCLI runs the reference's command line in process, over the manifest
 // written to a temporary file.
 func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
-	dir, err := os.MkdirTemp("", "sifu-kcp-")
+	dir, file, args, err := req.Materialize()
 	if err != nil {
 		return kcp.CLIResult{}, err
 	}
 	defer os.RemoveAll(dir)
-	file := filepath.Join(dir, req.Name+".yaml")
-	if err := os.WriteFile(file, []byte(req.Manifest), 0o644); err != nil {
-		return kcp.CLIResult{}, err
-	}
-	args := make([]string, len(req.Args))
-	for i, a := range req.Args {
-		args[i] = strings.ReplaceAll(a, kcp.ManifestPlaceholder, file)
-	}
 	var stdout, stderr bytes.Buffer
 	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
 	code := cli.Main(args)

@@ -7,6 +7,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -183,4 +185,22 @@ func UnplaceManifest(out, file string) string {
 	escaped := strings.Trim(string(quoted), `"`)
 	out = strings.ReplaceAll(out, escaped, ManifestPlaceholder)
 	return strings.ReplaceAll(out, file, ManifestPlaceholder)
+}
+
+// Materialize writes the request's manifest to <a new temporary
+// directory>/<name>.yaml and returns the arguments with that path in place
+// of ManifestPlaceholder; remove dir when the command has run.
+func (r CLIRequest) Materialize() (dir, manifest string, args []string, err error) {
+	if dir, err = os.MkdirTemp("", "sifu-kcp-"); err != nil {
+		return "", "", nil, err
+	}
+	manifest = filepath.Join(dir, r.Name+".yaml")
+	if err := os.WriteFile(manifest, []byte(r.Manifest), 0o644); err != nil {
+		os.RemoveAll(dir)
+		return "", "", nil, err
+	}
+	for _, a := range r.Args {
+		args = append(args, strings.ReplaceAll(a, ManifestPlaceholder, manifest))
+	}
+	return dir, manifest, args, nil
 }
