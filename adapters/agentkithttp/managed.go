@@ -94,14 +94,73 @@ func (m *Managed) templates() fs.FS {
 	return DefaultTemplates()
 }
 
-// FreeAddr picks a free loopback port.
+// handedOut are the ports FreeAddr has given in this process: a port is
+// never given twice, so two checks starting gateways at once cannot be
+// handed the same port between one's probe and the other's bind.
+var handedOut = struct {
+	sync.Mutex
+	ports map[int]bool
+}{ports: map[int]bool{}}
+
+// FreeAddr picks a free loopback port that this process has not handed out
+// before.
 func FreeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", &SetupError{Msg: fmt.Sprintf("cannot bind a loopback port for the gateway: %v", err)}
+	for range 100 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return "", &SetupError{Msg: fmt.Sprintf("cannot bind a loopback port for the gateway: %v", err)}
+		}
+		addr := ln.Addr().(*net.TCPAddr)
+		ln.Close()
+		handedOut.Lock()
+		fresh := !handedOut.ports[addr.Port]
+		handedOut.ports[addr.Port] = true
+		handedOut.Unlock()
+		if fresh {
+			return addr.String(), nil
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
+	return "", &SetupError{Msg: "cannot find a loopback port for the gateway that this run has not used already"}
+}
+
+// portTaken is a gateway that exited because its port was taken between
+// FreeAddr and its bind (by another process: this one never hands a port
+// out twice).
+func portTaken(err error) bool {
+	var sf *StartFailure
+	if !errors.As(err, &sf) {
+		return false
+	}
+	out := strings.ToLower(sf.Stderr)
+	return strings.Contains(out, "address already in use") || strings.Contains(out, "only one usage of each socket address")
+}
+
+// startAt renders files for a fresh port into dir and launches a gateway
+// there, with another port when the one it was given was taken meanwhile.
+func (m *Managed) startAt(ctx context.Context, dir string, render func(addr string) (map[string]string, error)) (Instance, error) {
+	for attempt := 1; ; attempt++ {
+		addr, err := FreeAddr()
+		if err != nil {
+			return nil, err
+		}
+		files, err := render(addr)
+		if err != nil {
+			return nil, &SetupError{Msg: err.Error()}
+		}
+		if err := WriteFiles(dir, files); err != nil {
+			return nil, err
+		}
+		inst, err := m.Launcher.Launch(ctx, dir, addr)
+		if attempt < 3 && portTaken(err) && ctx.Err() == nil {
+			continue
+		}
+		return inst, err
+	}
+}
+
+// defaultFiles renders the templates with settings s.
+func (m *Managed) defaultFiles(s agentkit.Settings) func(addr string) (map[string]string, error) {
+	return func(addr string) (map[string]string, error) { return Render(m.templates(), m.data(addr, s)) }
 }
 
 func (m *Managed) tempDir() (string, error) {
@@ -148,18 +207,7 @@ func (m *Managed) launch(ctx context.Context, dir string, s agentkit.Settings) e
 	if err := m.Stuck.get(); err != nil {
 		return fmt.Errorf("not started again: an earlier check could not start this gateway: %w", err)
 	}
-	addr, err := FreeAddr()
-	if err != nil {
-		return err
-	}
-	files, err := Render(m.templates(), m.data(addr, s))
-	if err != nil {
-		return &SetupError{Msg: err.Error()}
-	}
-	if err := WriteFiles(dir, files); err != nil {
-		return err
-	}
-	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
 	var sf *StartFailure
 	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil {
 		m.Stuck.set(err)
@@ -249,22 +297,17 @@ func (m *Managed) TryStart(ctx context.Context, files map[string]string) (agentk
 	if err != nil {
 		return agentkit.StartResult{}, err
 	}
-	addr, err := FreeAddr()
-	if err != nil {
-		return agentkit.StartResult{}, err
-	}
-	rendered := map[string]string{}
-	for name, text := range files {
-		out, err := RenderText(name, text, m.data(addr, agentkit.DefaultSettings()))
-		if err != nil {
-			return agentkit.StartResult{}, err
+	inst, err := m.startAt(ctx, dir, func(addr string) (map[string]string, error) {
+		rendered := map[string]string{}
+		for name, text := range files {
+			out, err := RenderText(name, text, m.data(addr, agentkit.DefaultSettings()))
+			if err != nil {
+				return nil, err
+			}
+			rendered[name] = out
 		}
-		rendered[name] = out
-	}
-	if err := WriteFiles(dir, rendered); err != nil {
-		return agentkit.StartResult{}, err
-	}
-	inst, err := m.Launcher.Launch(ctx, dir, addr)
+		return rendered, nil
+	})
 	var sf *StartFailure
 	if errors.As(err, &sf) {
 		return agentkit.StartResult{ExitCode: sf.ExitCode, Stderr: sf.Stderr}, nil
@@ -289,18 +332,7 @@ func (m *Managed) Probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	addr, err := FreeAddr()
-	if err != nil {
-		return err
-	}
-	files, err := Render(m.templates(), m.data(addr, agentkit.DefaultSettings()))
-	if err != nil {
-		return &SetupError{Msg: err.Error()}
-	}
-	if err := WriteFiles(dir, files); err != nil {
-		return err
-	}
-	inst, err := m.Launcher.Launch(ctx, dir, addr)
+	inst, err := m.startAt(ctx, dir, m.defaultFiles(agentkit.DefaultSettings()))
 	var sf *StartFailure
 	switch {
 	case errors.As(err, &sf):
