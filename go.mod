@@ -10,6 +10,7 @@ require (
 	github.com/cucumber/messages/go/v34 v34.2.0
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-resty/resty/v2 v2.17.2
+	github.com/gofrs/flock v0.13.2
 	github.com/in-toto/attestation v1.1.2
 	github.com/mattn/go-isatty v0.0.24
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1

@@ -8,9 +8,12 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/gofrs/flock"
 
 	"github.com/sifu-dev/sifu/suite/agentkit"
 
@@ -79,6 +82,7 @@ type Managed struct {
 	dir      string
 	settings agentkit.Settings
 	dirs     []string
+	reserved []func() // the ports of its gateways, let go on Close
 }
 
 // Hello asks the launcher.
@@ -103,24 +107,53 @@ var handedOut = struct {
 }{ports: map[int]bool{}}
 
 // FreeAddr picks a free loopback port that this process has not handed out
-// before.
-func FreeAddr() (string, error) {
+// before and that no other sifu process of this user holds: each port is
+// reserved by a lock file (in $TMPDIR/sifu-ports-<uid>) until release is
+// called or the process ends, so that sifu runs side by side on one machine
+// (the test packages of go test ./..., CI jobs) cannot start two gateways
+// on one port, where the second would fail to bind while the first
+// answered its health probe.
+func FreeAddr() (addr string, release func(), err error) {
 	for range 100 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
-			return "", &SetupError{Msg: fmt.Sprintf("cannot bind a loopback port for the gateway: %v", err)}
+			return "", nil, &SetupError{Msg: fmt.Sprintf("cannot bind a loopback port for the gateway: %v", err)}
 		}
-		addr := ln.Addr().(*net.TCPAddr)
-		ln.Close()
+		tcp := ln.Addr().(*net.TCPAddr)
 		handedOut.Lock()
-		fresh := !handedOut.ports[addr.Port]
-		handedOut.ports[addr.Port] = true
+		fresh := !handedOut.ports[tcp.Port]
+		handedOut.ports[tcp.Port] = true
 		handedOut.Unlock()
+		var lock *flock.Flock
 		if fresh {
-			return addr.String(), nil
+			lock, fresh = reservePort(tcp.Port)
+		}
+		ln.Close() // only once the port is reserved
+		if fresh {
+			return tcp.String(), func() {
+				if lock != nil { // removed while still held, so the directory does not fill up
+					_ = os.Remove(lock.Path())
+					_ = lock.Unlock()
+				}
+			}, nil
 		}
 	}
-	return "", &SetupError{Msg: "cannot find a loopback port for the gateway that this run has not used already"}
+	return "", nil, &SetupError{Msg: "cannot find a loopback port for the gateway that no other check holds"}
+}
+
+// reservePort locks the port's file; false when another process holds it.
+// Where no lock file can be made the port is taken unreserved.
+func reservePort(port int) (*flock.Flock, bool) {
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("sifu-ports-%d", os.Getuid()))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, true
+	}
+	lock := flock.New(filepath.Join(dir, strconv.Itoa(port)))
+	ok, err := lock.TryLock()
+	if err != nil {
+		return nil, true
+	}
+	return lock, ok
 }
 
 // portTaken is a gateway that exited because its port was taken between
@@ -139,10 +172,11 @@ func portTaken(err error) bool {
 // there, with another port when the one it was given was taken meanwhile.
 func (m *Managed) startAt(ctx context.Context, dir string, render func(addr string) (map[string]string, error)) (Instance, error) {
 	for attempt := 1; ; attempt++ {
-		addr, err := FreeAddr()
+		addr, release, err := FreeAddr()
 		if err != nil {
 			return nil, err
 		}
+		m.reserved = append(m.reserved, release)
 		files, err := render(addr)
 		if err != nil {
 			return nil, &SetupError{Msg: err.Error()}
@@ -406,6 +440,10 @@ func (m *Managed) Close() {
 		_ = os.RemoveAll(d)
 	}
 	m.dirs = nil
+	for _, release := range m.reserved {
+		release()
+	}
+	m.reserved = nil
 }
 
 // Remote is a gateway somebody else runs, at a fixed URL, already pointed

@@ -20,7 +20,7 @@ func TestFreeAddrNeverHandsAPortOutTwice(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 50 {
-				addr, err := FreeAddr()
+				addr, release, err := FreeAddr()
 				if err != nil {
 					t.Error(err)
 					return
@@ -31,6 +31,7 @@ func TestFreeAddrNeverHandsAPortOutTwice(t *testing.T) {
 				}
 				seen[addr] = true
 				mu.Unlock()
+				release()
 			}
 		}()
 	}
@@ -76,4 +77,25 @@ func TestAGatewayWhosePortWasTakenStartsOnAnother(t *testing.T) {
 	if len(l.addrs) != 2 || l.addrs[0] == l.addrs[1] {
 		t.Errorf("launched at %v, want two different ports", l.addrs)
 	}
+}
+
+// TestAPortAnotherRunHoldsIsNotHandedOut: a port whose lock file another
+// sifu process holds is passed over; once let go, it can be reserved.
+func TestAPortAnotherRunHoldsIsNotHandedOut(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	other, ok := reservePort(40999)
+	if !ok || other == nil {
+		t.Fatal("a free port's lock file could not be taken")
+	}
+	if _, ok := reservePort(40999); ok {
+		t.Error("a port another holder reserved was reserved again")
+	}
+	if err := other.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	again, ok := reservePort(40999)
+	if !ok {
+		t.Error("a port let go cannot be reserved")
+	}
+	_ = again.Unlock()
 }
