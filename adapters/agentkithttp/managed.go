@@ -98,45 +98,52 @@ func (m *Managed) templates() fs.FS {
 	return DefaultTemplates()
 }
 
-// handedOut are the ports FreeAddr has given in this process: a port is
-// never given twice, so two checks starting gateways at once cannot be
+// inUse are the ports FreeAddr has handed out in this process and that
+// are not released yet: two checks starting gateways at once are never
 // handed the same port between one's probe and the other's bind.
-var handedOut = struct {
+var inUse = struct {
 	sync.Mutex
 	ports map[int]bool
 }{ports: map[int]bool{}}
 
-// FreeAddr picks a free loopback port that this process has not handed out
-// before and that no other sifu process of this user holds: each port is
-// reserved by a lock file (in $TMPDIR/sifu-ports-<uid>) until release is
-// called or the process ends, so that sifu runs side by side on one machine
-// (the test packages of go test ./..., CI jobs) cannot start two gateways
-// on one port, where the second would fail to bind while the first
-// answered its health probe.
+// FreeAddr picks a free loopback port that no check of this process and no
+// other sifu process of this user holds: besides the in-process set, each
+// port is reserved by a lock file (in $TMPDIR/sifu-ports-<uid>) until
+// release is called or the process ends, so that sifu runs side by side on
+// one machine (the test packages of go test ./..., CI jobs) cannot start
+// two gateways on one port, where the second would fail to bind while the
+// first answered its health probe.
 func FreeAddr() (addr string, release func(), err error) {
 	for range 100 {
 		ln, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {
 			return "", nil, &SetupError{Msg: fmt.Sprintf("cannot bind a loopback port for the gateway: %v", err)}
 		}
-		tcp := ln.Addr().(*net.TCPAddr)
-		handedOut.Lock()
-		fresh := !handedOut.ports[tcp.Port]
-		handedOut.ports[tcp.Port] = true
-		handedOut.Unlock()
-		var lock *flock.Flock
-		if fresh {
-			lock, fresh = reservePort(tcp.Port)
+		port := ln.Addr().(*net.TCPAddr).Port
+		inUse.Lock()
+		free := !inUse.ports[port]
+		inUse.ports[port] = true
+		inUse.Unlock()
+		if !free {
+			ln.Close()
+			continue
 		}
+		lock, ok := reservePort(port)
 		ln.Close() // only once the port is reserved
-		if fresh {
-			return tcp.String(), func() {
-				if lock != nil { // removed while still held, so the directory does not fill up
-					_ = os.Remove(lock.Path())
-					_ = lock.Unlock()
-				}
-			}, nil
+		release := func() {
+			if lock != nil { // removed while still held, so the directory does not fill up
+				_ = os.Remove(lock.Path())
+				_ = lock.Unlock()
+			}
+			inUse.Lock()
+			delete(inUse.ports, port)
+			inUse.Unlock()
 		}
+		if ok {
+			return ln.Addr().String(), release, nil
+		}
+		lock = nil // another process's: its file stays
+		release()
 	}
 	return "", nil, &SetupError{Msg: "cannot find a loopback port for the gateway that no other check holds"}
 }

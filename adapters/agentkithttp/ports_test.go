@@ -9,10 +9,12 @@ import (
 )
 
 // TestFreeAddrNeverHandsAPortOutTwice: checks that start gateways at once
-// each get a port of their own, even when the kernel offers a port again
-// that an earlier check was given and has let go.
+// each get a port of their own, even when the kernel offers again a port
+// that a check holds but is not listening on yet; a port let go can be
+// handed out again (a run of many checks would otherwise run out).
 func TestFreeAddrNeverHandsAPortOutTwice(t *testing.T) {
 	seen := map[string]bool{}
+	var releases []func()
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for range 8 {
@@ -30,12 +32,20 @@ func TestFreeAddrNeverHandsAPortOutTwice(t *testing.T) {
 					t.Errorf("%s handed out twice", addr)
 				}
 				seen[addr] = true
+				releases = append(releases, release)
 				mu.Unlock()
-				release()
 			}
 		}()
 	}
 	wg.Wait()
+	for _, release := range releases {
+		release()
+	}
+	inUse.Lock()
+	defer inUse.Unlock()
+	if len(inUse.ports) != 0 {
+		t.Errorf("%d ports still held after every release", len(inUse.ports))
+	}
 }
 
 // takenOnce is a launcher whose first gateway finds its port taken.

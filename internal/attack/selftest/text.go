@@ -19,6 +19,11 @@ func (r Report) WriteText(out io.Writer) {
 			if o.Probe != "" {
 				fmt.Fprintf(out, "; %s", o.Probe)
 			}
+			if n := len(o.Broken); n > 0 {
+				// A survivor whose checks could not judge it is a harness
+				// problem before it is a weak suite: say so.
+				fmt.Fprintf(out, "; %d check(s) ended in timeout or harness_error, judging nothing (first %s)", n, o.Broken[0])
+			}
 			fmt.Fprintln(out)
 			continue
 		}
