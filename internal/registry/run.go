@@ -252,11 +252,7 @@ func Merge(out string, paths []string, at time.Time, reproducible bool) (*result
 	if reproducible {
 		merged.Reproducible(at)
 	}
-	s, err := Lookup(merged.Suite)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan, err := s.Plan()
+	s, plan, err := planOf(merged.Suite)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -274,11 +270,7 @@ func Verify(ctx context.Context, path string, opts declaration.VerifyOptions) (*
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
-	s, err := Lookup(d.Suite)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan, err := s.Plan()
+	s, plan, err := planOf(d.Suite)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -291,12 +283,11 @@ func Verify(ctx context.Context, path string, opts declaration.VerifyOptions) (*
 
 // Suites gives the report the plan and sources of a suite by name.
 func Suites(name string) (*runner.Plan, declaration.Sources, error) {
-	s, err := Lookup(name)
+	s, plan, err := planOf(name)
 	if err != nil {
 		return nil, declaration.Sources{}, err
 	}
-	plan, err := s.Plan()
-	return plan, s.Sources(), err
+	return plan, s.Sources(), nil
 }
 
 // AllOut is the directory of one suite's results or statement when every
@@ -340,4 +331,14 @@ func Races(ctx context.Context, s *Suite, t *Subject, tags string, rounds int, o
 		each(r, v)
 	}
 	return len(races), bad, nil
+}
+
+// planOf is the named suite and its bundled checks.
+func planOf(name string) (*Suite, *runner.Plan, error) {
+	s, err := Lookup(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := s.Plan()
+	return s, plan, err
 }

@@ -16,15 +16,22 @@ type ruleCoverage struct {
 	Checks []string `json:"checks"`
 }
 
-// WriteRules prints the plan's catalogue and the checks that cover each
-// rule: a table, or JSON.
-func (plan *Plan) WriteRules(w io.Writer, asJSON bool) error {
+// Coverage maps each rule ID to the IDs of the checks that evidence it, in
+// the plan's order; a rule no check evidences is absent.
+func (plan *Plan) Coverage() map[string][]string {
 	covered := map[string][]string{}
 	for _, c := range plan.Checks {
 		for _, id := range c.Rules {
 			covered[id] = append(covered[id], c.ID)
 		}
 	}
+	return covered
+}
+
+// WriteRules prints the plan's catalogue and the checks that cover each
+// rule: a table, or JSON.
+func (plan *Plan) WriteRules(w io.Writer, asJSON bool) error {
+	covered := plan.Coverage()
 	rows := make([]ruleCoverage, len(plan.Catalogue.Rules))
 	for i, r := range plan.Catalogue.Rules {
 		rows[i] = ruleCoverage{Rule: r, Checks: covered[r.ID]}
