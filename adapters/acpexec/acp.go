@@ -239,15 +239,8 @@ func (t Tools) Validate(ctx context.Context, r acp.ValidateRequest) (acp.Answer,
 // program (argv[0], once {sifu} and {config_dir} are filled in) is found,
 // and every argument that names a path under {config_dir} exists.
 func (c *Config) Runnable() error {
-	fixed := map[string]string{"{sifu}": c.self, "{config_dir}": c.dir}
-	subst := func(s string) string {
-		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-			if v, ok := fixed[m]; ok {
-				return v
-			}
-			return m
-		})
-	}
+	fixed := map[string]string{"sifu": c.self, "config_dir": c.dir}
+	subst := func(s string) string { return fill(s, fixed) }
 	for _, tool := range slices.Sorted(maps.Keys(c.Commands)) {
 		argv := c.Commands[tool].Argv
 		if len(argv) == 0 {
@@ -274,6 +267,18 @@ func (c *Config) Runnable() error {
 	return nil
 }
 
+// fill replaces the placeholders of s that vals names, in one pass, so a
+// value that looks like a placeholder is never expanded again; the others
+// stay as they are.
+func fill(s string, vals map[string]string) string {
+	return placeholder.ReplaceAllStringFunc(s, func(m string) string {
+		if v, ok := vals[m[1:len(m)-1]]; ok {
+			return v
+		}
+		return m
+	})
+}
+
 // Argv renders a tool's command line for a call.
 func (c *Config) Argv(tool string, call acp.Call, vals map[string]string, lists map[string][]string) ([]string, error) {
 	tpl, ok := c.Commands[tool]
@@ -284,16 +289,7 @@ func (c *Config) Argv(tool string, call acp.Call, vals map[string]string, lists 
 	for k, v := range vals {
 		all[k] = v
 	}
-	// One pass over the template, so a value that looks like a
-	// placeholder is never expanded again.
-	subst := func(s string) string {
-		return placeholder.ReplaceAllStringFunc(s, func(m string) string {
-			if v, ok := all[m[1:len(m)-1]]; ok {
-				return v
-			}
-			return m
-		})
-	}
+	subst := func(s string) string { return fill(s, all) }
 	var argv []string
 	for _, a := range tpl.Argv {
 		argv = append(argv, subst(a))
