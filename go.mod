@@ -20,6 +20,7 @@ require (
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.47.0
 	golang.org/x/sys v0.49.0
+	golang.org/x/text v0.32.0
 	google.golang.org/protobuf v1.36.6
 	modernc.org/sqlite v1.62.0
 	pgregory.net/rapid v1.3.0

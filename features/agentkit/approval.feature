@@ -41,14 +41,20 @@ Feature: Approvals and effects that never run twice
       | YES     |
       |  ok     |
       | Approve |
-      | 同意      |
-      | 是       |
-      | 批准      |
-      | 好       |
       | \\tyes\\n           |
       | \\u3000同意\\u3000 |
       | \\u00a0批准          |
       | 好\\r\\n            |
+
+    # A reply of Chinese characters alone leaves the title no ASCII word to
+    # tell the rows apart: each row names its check ID.
+    @id:<id>
+    Examples: in Chinese
+      | reply | id         |
+      | 同意    | approves   |
+      | 是     | approves-2 |
+      | 批准    | approves-3 |
+      | 好     | approves-4 |
 
   @AK-SUSPEND-08
   Scenario Outline: "<reply>" denies, and the refusal reaches the model

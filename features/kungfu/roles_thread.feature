@@ -101,7 +101,7 @@ Feature: Thread rules hold for every role (§6.1–§6.4, §9)
       | alice | thread.set_role       | {"thread": "${t}", "member": "${sue}", "role": "observer"} | sue    | /result/role is "observer"                             |
       | alice | thread.close          | {"thread": "${t}"}                                         | sue    | /result/state is "closed"                              |
 
-    @role:governor
+    @role:governor @id:every-governor-may-<action>-2
     Examples: a governor admitted later
       | who  | action                | params                                                     | reader | check                                                  |
       | gina | thread.admit          | {"thread": "${t}", "role": "observer"}                     | gina   | /result/admission/role is "observer"                   |

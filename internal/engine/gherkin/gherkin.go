@@ -10,6 +10,7 @@ package gherkin
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -69,7 +70,10 @@ func (b *Builder) Last() *engine.Step {
 }
 
 // Compile parses one feature file and returns one check per scenario (one per
-// example row for outlines). suite prefixes check IDs.
+// example row for outlines). suite prefixes check IDs. An outline that
+// would check nothing, or run a placeholder's literal text, is refused; so
+// are two checks of the file with one ID (see ids.go for how an ID is
+// derived).
 func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check, error) {
 	raw, err := fs.ReadFile(fsys, file)
 	if err != nil {
@@ -78,12 +82,16 @@ func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check
 	// A byte order mark is how some editors start UTF-8; Gherkin's lexer
 	// takes it for text.
 	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
-	lines, keywords, err := nodeLines(file, raw)
+	doc, err := parse(file, raw)
 	if err != nil {
 		return nil, err
 	}
+	if problems := outlineProblems(file, doc); len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "\n"))
+	}
 	stem := strings.TrimSuffix(path.Base(file), path.Ext(file))
-	c := &compiler{file: file, prefix: suite + "/" + stem + "/", lines: lines, keywords: keywords, ids: map[string]int{}, told: map[string]bool{}}
+	c := &compiler{file: file, prefix: suite + "/" + stem + "/", told: map[string]bool{}}
+	c.index(doc)
 	status := godog.TestSuite{
 		Name: file,
 		ScenarioInitializer: func(sc *godog.ScenarioContext) {
@@ -111,6 +119,9 @@ func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check
 	if len(c.checks) == 0 {
 		return nil, fmt.Errorf("%s: no scenario in it, so it would check nothing; add a Scenario or remove the file", file)
 	}
+	if problems := c.assignIDs(); len(problems) > 0 {
+		return nil, errors.New(strings.Join(problems, "\n"))
+	}
 	return c.checks, nil
 }
 
@@ -118,11 +129,26 @@ type compiler struct {
 	file     string
 	prefix   string
 	lines    map[string]int64
-	keywords map[string]string // step node id → its keyword
-	told     map[string]bool   // steps whose problem is already reported
-	ids      map[string]int
+	keywords map[string]string      // step node id → its keyword
+	rows     map[string]*exampleRow // example row node id → its columns and values
+	told     map[string]bool        // steps whose problem is already reported
 	checks   []engine.Check
+	pickles  []pickle // what each check's ID is derived from, beside c.checks
 	problems []string
+}
+
+// pickle is what a check's ID is derived from: its title, its tags and its
+// AST nodes (the scenario, and for an outline the example row).
+type pickle struct {
+	name  string
+	tags  []string // without the leading @
+	nodes []string
+}
+
+// exampleRow is one row of an outline's Examples: its table's columns and
+// the row's values, in order.
+type exampleRow struct {
+	columns, values []string
 }
 
 func (c *compiler) line(ids []string) int64 {
@@ -186,78 +212,90 @@ func (c *compiler) after(ctx context.Context, sc *godog.Scenario, err error) (co
 		Source: fmt.Sprintf("%s:%d", c.file, c.line(sc.AstNodeIds)),
 		Steps:  b.steps,
 	}
+	p := pickle{name: sc.Name, nodes: sc.AstNodeIds}
 	for _, t := range sc.Tags {
 		name := strings.TrimPrefix(t.Name, "@")
-		if RuleTag.MatchString(name) {
+		p.tags = append(p.tags, name)
+		switch {
+		case strings.HasPrefix(name, IDTag):
+			// the check's ID, neither a rule nor a tag to select by
+		case RuleTag.MatchString(name):
 			check.Rules = append(check.Rules, name)
-		} else {
+		default:
 			check.Tags = append(check.Tags, name)
 		}
 	}
-	slug := Slug(sc.Name)
-	c.ids[slug]++
-	if n := c.ids[slug]; n > 1 {
-		slug = fmt.Sprintf("%s-%d", slug, n)
-	}
-	check.ID = c.prefix + slug
 	c.checks = append(c.checks, check)
+	c.pickles = append(c.pickles, p)
 	return ctx, nil
 }
 
-var nonSlug = regexp.MustCompile(`[^a-z0-9]+`)
-
-// Slug turns a scenario name into a stable ID segment.
-func Slug(name string) string {
-	s := strings.Trim(nonSlug.ReplaceAllString(strings.ToLower(name), "-"), "-")
-	if s == "" {
-		return "scenario"
-	}
-	return s
-}
-
-// nodeLines parses the feature exactly as godog does (same id generator) and
-// maps every AST node id to its line, and every step's id to its keyword.
-func nodeLines(file string, raw []byte) (map[string]int64, map[string]string, error) {
+// parse parses the feature exactly as godog does (same id generator, so
+// the AST node ids are the ones godog's pickles name).
+func parse(file string, raw []byte) (*messages.GherkinDocument, error) {
 	newID := (&messages.Incrementing{}).NewId
 	doc, err := gherkinparser.ParseGherkinDocument(bytes.NewReader(raw), newID)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %v", file, err)
+		return nil, fmt.Errorf("%s: %v", file, err)
 	}
-	lines, keywords := map[string]int64{}, map[string]string{}
+	return doc, nil
+}
+
+// index maps every AST node id to its line, every step's id to its
+// keyword and every example row's id to its columns and values.
+func (c *compiler) index(doc *messages.GherkinDocument) {
+	c.lines, c.keywords, c.rows = map[string]int64{}, map[string]string{}, map[string]*exampleRow{}
 	addSteps := func(steps []*messages.Step) {
 		for _, s := range steps {
-			lines[s.Id] = s.Location.Line
-			keywords[s.Id] = s.Keyword
+			c.lines[s.Id] = s.Location.Line
+			c.keywords[s.Id] = s.Keyword
 		}
 	}
-	addScenario := func(s *messages.Scenario) {
-		lines[s.Id] = s.Location.Line
+	eachChild(doc, addSteps, func(s *messages.Scenario) {
+		c.lines[s.Id] = s.Location.Line
 		addSteps(s.Steps)
 		for _, ex := range s.Examples {
+			if ex.TableHeader == nil {
+				continue
+			}
+			columns := cellValues(ex.TableHeader)
 			for _, row := range ex.TableBody {
-				lines[row.Id] = row.Location.Line
+				c.lines[row.Id] = row.Location.Line
+				c.rows[row.Id] = &exampleRow{columns: columns, values: cellValues(row)}
 			}
 		}
-	}
+	})
+}
+
+// eachChild calls background with the steps of every background and
+// scenario with every scenario (and outline) of the document, in order.
+func eachChild(doc *messages.GherkinDocument, background func([]*messages.Step), scenario func(*messages.Scenario)) {
 	if doc.Feature == nil {
-		return lines, keywords, nil
+		return
 	}
 	for _, child := range doc.Feature.Children {
 		switch {
 		case child.Scenario != nil:
-			addScenario(child.Scenario)
+			scenario(child.Scenario)
 		case child.Background != nil:
-			addSteps(child.Background.Steps)
+			background(child.Background.Steps)
 		case child.Rule != nil:
 			for _, rc := range child.Rule.Children {
 				if rc.Scenario != nil {
-					addScenario(rc.Scenario)
+					scenario(rc.Scenario)
 				}
 				if rc.Background != nil {
-					addSteps(rc.Background.Steps)
+					background(rc.Background.Steps)
 				}
 			}
 		}
 	}
-	return lines, keywords, nil
+}
+
+func cellValues(row *messages.TableRow) []string {
+	out := make([]string, len(row.Cells))
+	for i, cell := range row.Cells {
+		out[i] = cell.Value
+	}
+	return out
 }

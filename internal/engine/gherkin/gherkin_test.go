@@ -32,7 +32,7 @@ const feature = `Feature: demo
     When alice does "x"
 
   @R-2
-  Scenario Outline: Many things
+  Scenario Outline: Many things: <what>
     When alice does "<what>"
     Examples:
       | what |
@@ -56,7 +56,7 @@ func TestCompileScenariosAndOutlines(t *testing.T) {
 	if c.Steps[0].Source != "f/demo.feature:3" || c.Steps[1].Source != "f/demo.feature:7" {
 		t.Errorf("step sources: %s, %s", c.Steps[0].Source, c.Steps[1].Source)
 	}
-	if checks[1].ID != "s/demo/many-things" || checks[2].ID != "s/demo/many-things-2" {
+	if checks[1].ID != "s/demo/many-things-a" || checks[2].ID != "s/demo/many-things-b" {
 		t.Errorf("outline ids: %s %s", checks[1].ID, checks[2].ID)
 	}
 	if checks[1].Source != "f/demo.feature:14" || checks[2].Steps[1].Name != "b" {
