@@ -36,7 +36,7 @@ type runFlags struct {
 	targetFlags
 	profiles, rules                            []string
 	tags, out, declare, signKey, expect, shard string
-	vectors, rerun                             string
+	vectors, features, rerun                   string
 	timeout                                    time.Duration
 	concurrency, repeat                        int
 	quiet, list                                bool
@@ -76,6 +76,7 @@ selected.`,
 	fl.StringSliceVar(&f.rules, "rule", nil, "only checks evidencing these rule IDs (repeatable)")
 	fl.StringVar(&f.out, "out", "", "directory for results.json, junit.xml and transcript.jsonl")
 	fl.StringVar(&f.vectors, "vectors", "", "run the vectors in this directory instead of the bundled ones (the features still run; a rule catalogue in it is skipped)")
+	fl.StringVar(&f.features, "features", "", "run the Gherkin features (*.feature) in this directory instead of the bundled ones (the vectors still run)")
 	fl.StringVar(&f.shard, "shard", "", "run only shard i of n, e.g. 2/4 (combine with sifu merge)")
 	fl.StringVar(&f.rerun, "rerun-failed", "", "run only the checks that did not pass in this results.json")
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
@@ -143,7 +144,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 	if fc := spec.Faults; fc != nil {
 		fmt.Fprintf(stdout, "injecting %s (repeat with --fault-seed %d); checks: %s\n", fc, fc.Seed, faultproxy.Tagged(f.tags))
 	}
-	req := registry.RunRequest{Suite: s, Spec: spec, Vectors: f.vectors, Rerun: f.rerun, Expect: f.expect, Out: f.out, Declare: f.declare,
+	req := registry.RunRequest{Suite: s, Spec: spec, Vectors: f.vectors, Features: f.features, Rerun: f.rerun, Expect: f.expect, Out: f.out, Declare: f.declare,
 		Timeout: f.timeout, Concurrency: f.concurrency, Repeat: f.repeat,
 		Select: registry.Selection{Profiles: f.profiles, Tags: f.tags, Rules: f.rules, Checks: f.checks}}
 	if f.shard != "" {
@@ -212,9 +213,9 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 // runAll runs every suite against its bundled reference, one after the
 // other; --out and --declare get a subdirectory per suite.
 func runAll(ctx context.Context, stdout io.Writer, f runFlags) error {
-	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 || len(f.checks) > 0 ||
+	if f.target != "inproc" || f.expect != "" || f.vectors != "" || f.features != "" || f.rerun != "" || len(f.profiles) > 0 || len(f.rules) > 0 || len(f.checks) > 0 ||
 		f.mutant != "" || f.url != "" || f.command != "" || f.startCmd != "" || f.targetConfig != "" || f.faults != "" {
-		return usagef("--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --rerun-failed, --profile, --rule, --check, --mutant or --faults, pick one suite with --suite")
+		return usagef("--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --features, --rerun-failed, --profile, --rule, --check, --mutant or --faults, pick one suite with --suite")
 	}
 	var failed []string
 	for _, name := range registry.Names() {

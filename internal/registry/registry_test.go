@@ -134,12 +134,13 @@ func TestOpenRefusesWhatTheSuiteCannotDo(t *testing.T) {
 func TestRequestsThatDoNotGoTogether(t *testing.T) {
 	ok := registry.RunRequest{Suite: registry.Kungfu, Timeout: time.Second, Repeat: 1}
 	for name, req := range map[string]registry.RunRequest{
-		"faults and a statement":  {Spec: registry.Spec{Faults: &faultproxy.Config{}}, Declare: t.TempDir()},
-		"a mutant and statement":  {Spec: registry.Spec{Mutant: "existence-leak"}, Declare: t.TempDir()},
-		"a rerun and a statement": {Rerun: "results.json", Declare: t.TempDir()},
-		"a key and no statement":  {SignKey: []byte("k")},
-		"no repeat":               {Repeat: -1},
-		"an unwritable --out":     {Out: "/proc/sifu-cannot-write-here"},
+		"faults and a statement":   {Spec: registry.Spec{Faults: &faultproxy.Config{}}, Declare: t.TempDir()},
+		"a mutant and statement":   {Spec: registry.Spec{Mutant: "existence-leak"}, Declare: t.TempDir()},
+		"a rerun and a statement":  {Rerun: "results.json", Declare: t.TempDir()},
+		"features and a statement": {Features: t.TempDir(), Declare: t.TempDir()},
+		"a key and no statement":   {SignKey: []byte("k")},
+		"no repeat":                {Repeat: -1},
+		"an unwritable --out":      {Out: "/proc/sifu-cannot-write-here"},
 	} {
 		req.Suite, req.Timeout = ok.Suite, ok.Timeout
 		if req.Repeat == 0 {

@@ -21,8 +21,9 @@ type RunRequest struct {
 	Spec   Spec
 	Select Selection
 	// Vectors, when set, is a directory whose vectors replace the bundled
-	// ones (the features still run).
-	Vectors string
+	// ones (the features still run); Features, one whose features replace
+	// the bundled ones (the vectors still run).
+	Vectors, Features string
 	// Rerun, when set, is a results.json whose checks that did not pass
 	// are the only ones run.
 	Rerun string
@@ -82,13 +83,20 @@ func (req RunRequest) config(t *Subject, only []string) runner.Config {
 
 // plan loads the request's checks.
 func (req RunRequest) plan() (*runner.Plan, error) {
-	if req.Vectors == "" {
-		return req.Suite.Plan()
+	var opts []runner.LoadOption
+	if req.Vectors != "" {
+		if st, err := os.Stat(req.Vectors); err != nil || !st.IsDir() {
+			return nil, usagef("--vectors %s: not a directory", req.Vectors)
+		}
+		opts = append(opts, runner.WithVectors(os.DirFS(req.Vectors), "."))
 	}
-	if st, err := os.Stat(req.Vectors); err != nil || !st.IsDir() {
-		return nil, usagef("--vectors %s: not a directory", req.Vectors)
+	if req.Features != "" {
+		if st, err := os.Stat(req.Features); err != nil || !st.IsDir() {
+			return nil, usagef("--features %s: not a directory", req.Features)
+		}
+		opts = append(opts, runner.WithFeatures(os.DirFS(req.Features), "."))
 	}
-	return req.Suite.Plan(runner.WithVectors(os.DirFS(req.Vectors), "."))
+	return req.Suite.Plan(opts...)
 }
 
 // Validate refuses a request whose parts do not go together, before
@@ -103,6 +111,8 @@ func (req RunRequest) Validate(list bool) error {
 		return usagef("--timeout must be positive, e.g. 30s")
 	case req.SignKey != nil && req.Declare == "":
 		return usagef("--sign-key signs a statement: add --declare DIR")
+	case req.Features != "" && req.Declare != "":
+		return usagef("--declare binds a statement to the bundled features, and --features runs others: drop one of them")
 	case req.Rerun != "" && req.Declare != "":
 		return usagef("--declare needs the evidence of every selected check, and --rerun-failed runs only those that failed before: run the whole selection to declare")
 	case list && (req.Out != "" || req.Declare != ""):

@@ -124,7 +124,7 @@ type Plan struct {
 // Any malformed file, or a check naming a rule the catalogue lacks, is a
 // UsageError naming the file.
 func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
-	lo := loadOptions{vectorsFS: fsys, vectorsDir: s.Vectors}
+	lo := loadOptions{featuresFS: fsys, featuresDir: s.Features, vectorsFS: fsys, vectorsDir: s.Vectors}
 	for _, o := range opts {
 		o(&lo)
 	}
@@ -134,12 +134,15 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 		return nil, &UsageError{Msg: err.Error()}
 	}
 	p := &Plan{Suite: s, Catalogue: cat}
-	features, err := files(fsys, s.Features, ".feature")
+	features, err := files(lo.featuresFS, lo.featuresDir, ".feature")
 	if err != nil {
 		return nil, err
 	}
+	if lo.otherFeatures && len(features) == 0 {
+		return nil, usagef("the features directory given (--features) holds no *.feature file, so nothing of it would run; give the directory of the features")
+	}
 	for _, f := range features {
-		checks, err := gherkin.Compile(fsys, f, s.Name, s.Register)
+		checks, err := gherkin.Compile(lo.featuresFS, f, s.Name, s.Register)
 		if err == nil {
 			err = lint(checks, s.Vocabulary)
 		}
@@ -232,8 +235,19 @@ func isCatalogue(fsys fs.FS, file string, set *schema.Set) bool {
 type LoadOption func(*loadOptions)
 
 type loadOptions struct {
-	vectorsFS  fs.FS
-	vectorsDir string
+	featuresFS    fs.FS
+	featuresDir   string
+	otherFeatures bool // the features are not the bundled ones
+	vectorsFS     fs.FS
+	vectorsDir    string
+}
+
+// WithFeatures reads the suite's Gherkin features from dir in fsys (for
+// example scenarios being written) instead of the bundled ones: the suite's
+// vectors still run, its bundled features do not. A directory that holds
+// no feature file is a UsageError.
+func WithFeatures(fsys fs.FS, dir string) LoadOption {
+	return func(o *loadOptions) { o.featuresFS, o.featuresDir, o.otherFeatures = fsys, dir, true }
 }
 
 // WithVectors reads the suite's vectors from dir in fsys (for example a
