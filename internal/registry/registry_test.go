@@ -138,6 +138,7 @@ func TestRequestsThatDoNotGoTogether(t *testing.T) {
 		"a mutant and statement":   {Spec: registry.Spec{Mutant: "existence-leak"}, Declare: t.TempDir()},
 		"a rerun and a statement":  {Rerun: "results.json", Declare: t.TempDir()},
 		"features and a statement": {Features: t.TempDir(), Declare: t.TempDir()},
+		"vectors and a statement":  {Vectors: t.TempDir(), Declare: t.TempDir()},
 		"a key and no statement":   {SignKey: []byte("k")},
 		"no repeat":                {Repeat: -1},
 		"an unwritable --out":      {Out: "/proc/sifu-cannot-write-here"},

@@ -113,6 +113,8 @@ func (req RunRequest) Validate(list bool) error {
 		return usagef("--sign-key signs a statement: add --declare DIR")
 	case req.Features != "" && req.Declare != "":
 		return usagef("--declare binds a statement to the bundled features, and --features runs others: drop one of them")
+	case req.Vectors != "" && req.Declare != "":
+		return usagef("--declare binds a statement to the bundled vectors, and --vectors runs others: drop one of them")
 	case req.Rerun != "" && req.Declare != "":
 		return usagef("--declare needs the evidence of every selected check, and --rerun-failed runs only those that failed before: run the whole selection to declare")
 	case list && (req.Out != "" || req.Declare != ""):
