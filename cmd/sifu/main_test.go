@@ -228,3 +228,28 @@ func TestStartUpRunsNoGo(t *testing.T) {
 		t.Errorf("starting sifu ran %q: internal/quickstart no longer initialises before godog's builder", got)
 	}
 }
+
+// TestTheDocumentedExpectationsFileIsValid: the example file of docs/ci.md
+// is one sifu takes: every ID in it is a check or rule of the kungfu suite
+// and each check evidences its entry's rule. Against the bundled reference,
+// which fails nothing, each of its entries is stale (exit 1, not 2).
+func TestTheDocumentedExpectationsFileIsValid(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, "# sifu.expect.yaml")
+	end := strings.Index(text[max(start, 0):], "```")
+	if start < 0 || end < 0 {
+		t.Fatal("docs/ci.md has no example expectations file")
+	}
+	file := filepath.Join(t.TempDir(), "sifu.expect.yaml")
+	if err := os.WriteFile(file, []byte(text[start:start+end]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"run", "-q", "--suite", "kungfu", "--expect", file}); code != exitFail {
+		t.Fatalf("the example of docs/ci.md against the reference: exit %d, want %d (every entry stale)", code, exitFail)
+	}
+}

@@ -67,7 +67,8 @@ func splitSource(src string) (string, int) {
 // per model step (keyword from what the step does). Steps pass up to the
 // step that decided a non-pass verdict, which fails, and are skipped after
 // it. As in JUnit, only what fails the run fails here: a warning, a
-// not_applicable check and an expected failure are skipped, with the reason.
+// not_applicable check and an excused failure are skipped, with the reason;
+// a check an expectation names that ended otherwise fails, saying so.
 func WriteCucumber(w io.Writer, run *Run, checks []engine.Check) error {
 	verdicts := map[string]Test{}
 	for _, t := range run.Tests {
@@ -154,8 +155,10 @@ func cukeSteps(c engine.Check, t Test) []cukeStep {
 func cukeVerdict(t Test) cukeResult {
 	msg := string(t.Status) + ": " + t.Message
 	switch {
-	case t.Expected != nil:
+	case t.Excused():
 		return cukeResult{Status: "skipped", Error: fmt.Sprintf("expected %s (%s: %s): %s", t.Status, t.Expected.Entry, t.Expected.Reason, t.Message)}
+	case t.Unexpected():
+		return cukeResult{Status: "failed", Error: string(t.Status) + ": " + t.ExpectedNote() + ": " + t.Message}
 	case t.Status == engine.Warn, t.Status == engine.NotApplicable:
 		return cukeResult{Status: "skipped", Error: msg}
 	}
