@@ -157,7 +157,8 @@ func TestListPrintsTheSelection(t *testing.T) {
 // TestGateBothWays: the CI gate of docs/ci.md, in-process: a planted bug
 // fails the run (exit 1); an expectations file with a reason for each of
 // its failures passes it (exit 0) and writes junit.xml without a failure;
-// the same file against the fixed implementation fails as stale (exit 1).
+// the same file against the fixed implementation fails as stale (exit 1),
+// in junit.xml and cucumber.json too.
 func TestGateBothWays(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -188,8 +189,15 @@ func TestGateBothWays(t *testing.T) {
 	if strings.Contains(string(junit), "<failure") || !strings.Contains(string(junit), "<skipped") {
 		t.Errorf("junit.xml of a passing gate has failures or no skipped expected failures")
 	}
-	if code := run(append(base, "--expect", p("sifu.expect.yaml"))); code != exitFail {
+	if code := run(append(base, "--expect", p("sifu.expect.yaml"), "--out", p("stale"))); code != exitFail {
 		t.Fatalf("stale expectations: exit %d, want %d", code, exitFail)
+	}
+	// Every report of the stale run is red, as the exit code is.
+	junit, _ = os.ReadFile(p("stale", "junit.xml"))
+	cucumber, _ := os.ReadFile(p("stale", "cucumber.json"))
+	if !strings.Contains(string(junit), `type="stale"`) || !strings.Contains(string(cucumber), `"status": "failed"`) {
+		t.Errorf("a run failed on stale expectations has a report without a failure:\njunit.xml holds a stale failure: %v\ncucumber.json holds a failed step: %v",
+			strings.Contains(string(junit), `type="stale"`), strings.Contains(string(cucumber), `"status": "failed"`))
 	}
 }
 
