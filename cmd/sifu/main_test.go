@@ -261,3 +261,23 @@ func TestTheDocumentedExpectationsFileIsValid(t *testing.T) {
 		t.Fatalf("the example of docs/ci.md against the reference: exit %d, want %d (every entry stale)", code, exitFail)
 	}
 }
+
+// TestKeygenMakesItsFolder: `keygen --out out/signing`, as the README
+// writes it, works where out/ does not exist yet; the key stays private.
+func TestKeygenMakesItsFolder(t *testing.T) {
+	t.Parallel()
+	prefix := filepath.Join(t.TempDir(), "out", "signing")
+	if code := run([]string{"keygen", "--out", prefix}); code != exitOK {
+		t.Fatalf("keygen --out %s: exit %d", prefix, code)
+	}
+	st, err := os.Stat(prefix + ".pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		t.Errorf("the private key is readable by others: %v", st.Mode())
+	}
+	if _, err := os.Stat(prefix + ".pub.pem"); err != nil {
+		t.Fatal(err)
+	}
+}
