@@ -329,4 +329,24 @@ func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
 	}) {
 		t.Fatalf("a failure excused in results.json alone verified: %v", problems)
 	}
+
+	// The statement's known deviations widened to the rule, its
+	// conformance.md written to match: verify compares them with the
+	// expectations results.json applied.
+	if _, err := declaration.Declare(dir, plan, sources(), run, raw, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	f = forge(t, path)
+	devs := f.decl["known_deviations"].([]any)
+	devs[0].(map[string]any)["checks"] = append(devs[0].(map[string]any)["checks"].([]any), last)
+	f.seal()
+	d, err := declaration.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "conformance.md"), []byte(declaration.Markdown(d, plan.Catalogue)), 0o644)
+	problems = verify(t, path, plan, declaration.VerifyOptions{})
+	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "/known_deviations") }) {
+		t.Fatalf("a statement whose known deviations excuse more than its expectations file verified: %v", problems)
+	}
 }
