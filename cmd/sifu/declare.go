@@ -97,6 +97,9 @@ func newKeygenCmd() *cobra.Command {
 			if out == "" {
 				return usagef("keygen needs --out NAME, e.g. --out sifu-signing")
 			}
+			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+				return usagef("--out %s: %v", out, err)
+			}
 			privPath, pubPath, err := declaration.WriteKeyPair(out)
 			if err != nil {
 				return usagef("%v", err)

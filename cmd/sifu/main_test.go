@@ -157,7 +157,8 @@ func TestListPrintsTheSelection(t *testing.T) {
 // TestGateBothWays: the CI gate of docs/ci.md, in-process: a planted bug
 // fails the run (exit 1); an expectations file with a reason for each of
 // its failures passes it (exit 0) and writes junit.xml without a failure;
-// the same file against the fixed implementation fails as stale (exit 1).
+// the same file against the fixed implementation fails as stale (exit 1),
+// in junit.xml and cucumber.json too.
 func TestGateBothWays(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -188,8 +189,15 @@ func TestGateBothWays(t *testing.T) {
 	if strings.Contains(string(junit), "<failure") || !strings.Contains(string(junit), "<skipped") {
 		t.Errorf("junit.xml of a passing gate has failures or no skipped expected failures")
 	}
-	if code := run(append(base, "--expect", p("sifu.expect.yaml"))); code != exitFail {
+	if code := run(append(base, "--expect", p("sifu.expect.yaml"), "--out", p("stale"))); code != exitFail {
 		t.Fatalf("stale expectations: exit %d, want %d", code, exitFail)
+	}
+	// Every report of the stale run is red, as the exit code is.
+	junit, _ = os.ReadFile(p("stale", "junit.xml"))
+	cucumber, _ := os.ReadFile(p("stale", "cucumber.json"))
+	if !strings.Contains(string(junit), `type="stale"`) || !strings.Contains(string(cucumber), `"status": "failed"`) {
+		t.Errorf("a run failed on stale expectations has a report without a failure:\njunit.xml holds a stale failure: %v\ncucumber.json holds a failed step: %v",
+			strings.Contains(string(junit), `type="stale"`), strings.Contains(string(cucumber), `"status": "failed"`))
 	}
 }
 
@@ -226,5 +234,50 @@ func TestStartUpRunsNoGo(t *testing.T) {
 	}
 	if got := calls(bin, "--version"); got != "" {
 		t.Errorf("starting sifu ran %q: internal/quickstart no longer initialises before godog's builder", got)
+	}
+}
+
+// TestTheDocumentedExpectationsFileIsValid: the example file of docs/ci.md
+// is one sifu takes: every ID in it is a check or rule of the kungfu suite
+// and each check evidences its entry's rule. Against the bundled reference,
+// which fails nothing, each of its entries is stale (exit 1, not 2).
+func TestTheDocumentedExpectationsFileIsValid(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "ci.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(doc)
+	start := strings.Index(text, "# sifu.expect.yaml")
+	end := strings.Index(text[max(start, 0):], "```")
+	if start < 0 || end < 0 {
+		t.Fatal("docs/ci.md has no example expectations file")
+	}
+	file := filepath.Join(t.TempDir(), "sifu.expect.yaml")
+	if err := os.WriteFile(file, []byte(text[start:start+end]), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := run([]string{"run", "-q", "--suite", "kungfu", "--expect", file}); code != exitFail {
+		t.Fatalf("the example of docs/ci.md against the reference: exit %d, want %d (every entry stale)", code, exitFail)
+	}
+}
+
+// TestKeygenMakesItsFolder: `keygen --out out/signing`, as the README
+// writes it, works where out/ does not exist yet; the key stays private.
+func TestKeygenMakesItsFolder(t *testing.T) {
+	t.Parallel()
+	prefix := filepath.Join(t.TempDir(), "out", "signing")
+	if code := run([]string{"keygen", "--out", prefix}); code != exitOK {
+		t.Fatalf("keygen --out %s: exit %d", prefix, code)
+	}
+	st, err := os.Stat(prefix + ".pem")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		t.Errorf("the private key is readable by others: %v", st.Mode())
+	}
+	if _, err := os.Stat(prefix + ".pub.pem"); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -50,6 +51,12 @@ expectations file catch a real failure.`,
 
 func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, syncMode string, overStdio bool) error {
 	o := registry.ServeKungfu{Addr: addr, DB: db, Fault: fault}
+	if db != ":memory:" {
+		// --db out/kungfu.db works on a fresh checkout: the folder is made.
+		if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
+			return usagef("--db %s: %v", db, err)
+		}
+	}
 	switch syncMode {
 	case "full":
 	case "normal":

@@ -145,7 +145,13 @@ func Markdown(d *Declaration, cat *catalogue.Catalogue) string {
 		w("None declared.\n\n")
 	} else {
 		for _, dv := range d.Deviations {
-			w("- **%s**: %s%s\n", dv.ID, dv.Reason, link(dv.Link))
+			w("- **%s**%s: %s%s\n", dv.ID, deviationScope(dv), dv.Reason, link(dv.Link))
+			if len(dv.Stale) > 0 {
+				w("  - **stale**, which fails the run: %s pass(es) now\n", codes(dv.Stale))
+			}
+			if len(dv.Unexpected) > 0 {
+				w("  - **not as expected**, which fails the run: %s\n", codes(dv.Unexpected))
+			}
 		}
 		w("\n")
 	}
@@ -215,6 +221,26 @@ func commit(c string) string {
 	return " (" + c + ")"
 }
 
+// deviationScope says which checks a deviation excuses, with what status.
+func deviationScope(dv Deviation) string {
+	if dv.Status == "" {
+		return ""
+	}
+	s := " (" + dv.Status + ": " + codes(dv.Checks)
+	if len(dv.Intermittent) > 0 {
+		s += "; in some runs only: " + codes(dv.Intermittent)
+	}
+	return s + ")"
+}
+
+func codes(ids []string) string {
+	var out []string
+	for _, id := range ids {
+		out = append(out, "`"+id+"`")
+	}
+	return strings.Join(out, ", ")
+}
+
 func link(l string) string {
 	if l == "" {
 		return ""
@@ -245,9 +271,7 @@ func Declare(dir string, plan *runner.Plan, src Sources, run *results.Run, expec
 			return nil, err
 		}
 		expectations = &Digest{Path: "sifu.expect.yaml", SHA256: Sum(expectRaw)}
-		for _, e := range ex.Entries {
-			deviations = append(deviations, Deviation{ID: e.Entry, Reason: e.Reason, Link: e.Link})
-		}
+		deviations = Deviations(run)
 	}
 	d, err := Build(plan.Catalogue, src, run, raw, deviations, expectations, at)
 	if err != nil {

@@ -67,11 +67,48 @@ type Unmet struct {
 	Checks   []string `json:"checks"`
 }
 
-// Deviation is a failure the implementer declared expected, with why.
+// Deviation is a failure the implementer declared expected, with why: an
+// entry of the expectations file, the status it expects of the checks it
+// names (Checks fail in every run, Intermittent ones in some), and what
+// the run made of it: Stale lists its checks that pass now, Unexpected
+// those that ended otherwise ("check: status"); either fails the run.
 type Deviation struct {
-	ID     string `json:"id"`
-	Reason string `json:"reason"`
-	Link   string `json:"link,omitempty"`
+	ID           string   `json:"id"`
+	Status       string   `json:"status,omitempty"`
+	Checks       []string `json:"checks,omitempty"`
+	Intermittent []string `json:"intermittent,omitempty"`
+	Reason       string   `json:"reason"`
+	Link         string   `json:"link,omitempty"`
+	Stale        []string `json:"stale,omitempty"`
+	Unexpected   []string `json:"unexpected,omitempty"`
+}
+
+// Deviations are the known deviations of a run: the entries of the
+// expectations file it applied, each with its stale and unexpected checks.
+func Deviations(run *results.Run) []Deviation {
+	ex := run.Expectations
+	if ex == nil {
+		return nil
+	}
+	var out []Deviation
+	for _, e := range ex.Entries {
+		d := Deviation{ID: e.Entry, Status: string(e.Status), Checks: e.Checks, Intermittent: e.Intermittent, Reason: e.Reason, Link: e.Link}
+		for _, s := range ex.Stale {
+			for _, c := range s.Passed {
+				if s.Entry == e.Entry && slices.Contains(e.Checks, c) {
+					d.Stale = append(d.Stale, c)
+				}
+			}
+		}
+		for _, t := range run.Tests {
+			if t.Unexpected() && t.Expected.Entry == e.Entry && t.Expected.Status == e.Status &&
+				(slices.Contains(e.Checks, t.ID) || slices.Contains(e.Intermittent, t.ID)) {
+				d.Unexpected = append(d.Unexpected, t.ID+": "+string(t.Status))
+			}
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // RuleEntry is one rule's verdict and the checks behind it.

@@ -201,6 +201,9 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 			}
 		}
 	}
+	if got, want := deviationsJSON(d.Deviations), deviationsJSON(Deviations(run)); got != want {
+		bad("/known_deviations: the declaration lists %s, the expectations results.json applied give %s", clip(got), clip(want))
+	}
 	if md, err := os.ReadFile(filepath.Join(dir, "conformance.md")); err != nil {
 		bad("conformance.md: %v (it is written beside conformance.json)", err)
 	} else if line := firstDifference(string(md), Markdown(d, cat)); line > 0 {
@@ -225,11 +228,7 @@ func reapply(f *knownfail.File, raw []byte, run *results.Run, plan *runner.Plan)
 	if run.Expectations != nil {
 		path = run.Expectations.File
 	}
-	ids := make([]string, len(plan.Checks))
-	for i, c := range plan.Checks {
-		ids[i] = c.ID
-	}
-	if err := knownfail.Apply(f, raw, path, &again, plan.Catalogue, ids); err != nil {
+	if err := knownfail.Apply(f, raw, path, &again, plan.Catalogue, plan.Checks); err != nil {
 		return []string{"/evidence/expectations: " + err.Error()}
 	}
 	for i, t := range again.Tests {
@@ -238,18 +237,33 @@ func reapply(f *knownfail.File, raw []byte, run *results.Run, plan *runner.Plan)
 			problems = append(problems, fmt.Sprintf("check %s: the expectations file marks it %s, results.json %s", t.ID, expectedLabel(t.Expected), expectedLabel(was)))
 		}
 	}
-	if again.Summary.ExpectedFail != run.Summary.ExpectedFail || again.Summary.Stale != run.Summary.Stale {
-		problems = append(problems, fmt.Sprintf("/summary: the expectations file gives %d expected failure(s) and %d stale entr(ies), results.json %d and %d",
-			again.Summary.ExpectedFail, again.Summary.Stale, run.Summary.ExpectedFail, run.Summary.Stale))
+	if s, r := again.Summary, run.Summary; s.ExpectedFail != r.ExpectedFail || s.Stale != r.Stale || s.Unexpected != r.Unexpected {
+		problems = append(problems, fmt.Sprintf("/summary: the expectations file gives %d expected failure(s), %d stale entr(ies) and %d check(s) not as expected, results.json %d, %d and %d",
+			s.ExpectedFail, s.Stale, s.Unexpected, r.ExpectedFail, r.Stale, r.Unexpected))
+	}
+	if run.Expectations == nil {
+		problems = append(problems, "/expectations: the declaration holds an expectations file, but results.json applies none")
+	} else {
+		a, _ := json.Marshal([]any{again.Expectations.Entries, again.Expectations.Stale})
+		b, _ := json.Marshal([]any{run.Expectations.Entries, run.Expectations.Stale})
+		if !bytes.Equal(a, b) {
+			problems = append(problems, fmt.Sprintf("/expectations: the entries and stale entries results.json records (%s) are not what the expectations file gives (%s)", clip(string(b)), clip(string(a))))
+		}
 	}
 	return problems
+}
+
+// deviationsJSON is a list of deviations in one comparable form.
+func deviationsJSON(d []Deviation) string {
+	raw, _ := json.Marshal(nonNil(d))
+	return string(raw)
 }
 
 func expectedLabel(e *results.Expected) string {
 	if e == nil {
 		return "not expected"
 	}
-	return "expected by " + e.Entry
+	return "expected " + string(e.Status) + " by " + e.Entry
 }
 
 // firstDifference is the first line (1-based) where a and b differ, or 0.

@@ -303,11 +303,7 @@ func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
 		file.ExpectedFailures = append(file.ExpectedFailures, knownfail.Entry{ID: id, Reason: "a known leak"})
 	}
 	raw, _ := knownfail.Marshal(file)
-	ids := make([]string, len(plan.Checks))
-	for i, c := range plan.Checks {
-		ids[i] = c.ID
-	}
-	if err := knownfail.Apply(file, raw, "sifu.expect.yaml", run, plan.Catalogue, ids); err != nil {
+	if err := knownfail.Apply(file, raw, "sifu.expect.yaml", run, plan.Catalogue, plan.Checks); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
@@ -322,7 +318,7 @@ func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
 	last := failing[len(failing)-1]
 	for i := range f.run.Tests {
 		if f.run.Tests[i].ID == last {
-			f.run.Tests[i].Expected = &results.Expected{Entry: last, Reason: "a known leak"}
+			f.run.Tests[i].Expected = &results.Expected{Entry: last, Status: engine.Fail, Reason: "a known leak"}
 			f.run.Summary.ExpectedFail++
 		}
 	}
@@ -332,5 +328,25 @@ func TestVerifyAppliesTheExpectationsAgain(t *testing.T) {
 		return strings.Contains(p, "check "+last+": the expectations file marks it not expected")
 	}) {
 		t.Fatalf("a failure excused in results.json alone verified: %v", problems)
+	}
+
+	// The statement's known deviations widened to the rule, its
+	// conformance.md written to match: verify compares them with the
+	// expectations results.json applied.
+	if _, err := declaration.Declare(dir, plan, sources(), run, raw, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	f = forge(t, path)
+	devs := f.decl["known_deviations"].([]any)
+	devs[0].(map[string]any)["checks"] = append(devs[0].(map[string]any)["checks"].([]any), last)
+	f.seal()
+	d, err := declaration.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "conformance.md"), []byte(declaration.Markdown(d, plan.Catalogue)), 0o644)
+	problems = verify(t, path, plan, declaration.VerifyOptions{})
+	if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "/known_deviations") }) {
+		t.Fatalf("a statement whose known deviations excuse more than its expectations file verified: %v", problems)
 	}
 }

@@ -11,25 +11,29 @@ import (
 )
 
 // UpdateExpectations writes the expectations file from a run's results:
-// every check that did not pass, keeping the reasons file already gives.
-// It returns how many failures the file expects.
-func UpdateExpectations(resultsPath, file string) (int, error) {
+// every check that did not pass, named in an entry with the status it
+// ended with, keeping the reasons file already gives (knownfail.Update).
+// It returns how many entries the file has and how many checks they name.
+func UpdateExpectations(resultsPath, file string) (entries, checks int, err error) {
 	run, _, err := declaration.ReadResults(resultsPath)
 	if err != nil {
-		return 0, usagef("%v", err)
+		return 0, 0, usagef("%v", err)
 	}
 	var old *knownfail.File
 	if _, statErr := os.Stat(file); statErr == nil {
 		if old, _, err = knownfail.Load(file); err != nil {
-			return 0, usagef("%v", err)
+			return 0, 0, usagef("%v", err)
 		}
 	}
 	f := knownfail.Update(run, old)
 	raw, err := knownfail.Marshal(f)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return len(f.ExpectedFailures), os.WriteFile(file, raw, 0o644)
+	for _, e := range f.ExpectedFailures {
+		checks += len(e.Checks) + len(e.Intermittent)
+	}
+	return len(f.ExpectedFailures), checks, os.WriteFile(file, raw, 0o644)
 }
 
 // WriteFinding writes a fuzz finding's vector to dir as

@@ -209,11 +209,7 @@ func Run(ctx context.Context, req RunRequest) (*RunResult, error) {
 	}
 	res.Run = run
 	if expectations != nil {
-		ids := make([]string, len(plan.Checks))
-		for i, c := range plan.Checks {
-			ids[i] = c.ID
-		}
-		if err := knownfail.Apply(expectations, expectRaw, req.Expect, run, plan.Catalogue, ids); err != nil {
+		if err := knownfail.Apply(expectations, expectRaw, req.Expect, run, plan.Catalogue, plan.Checks); err != nil {
 			return nil, usagef("%v", err)
 		}
 	}

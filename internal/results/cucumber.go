@@ -67,7 +67,9 @@ func splitSource(src string) (string, int) {
 // per model step (keyword from what the step does). Steps pass up to the
 // step that decided a non-pass verdict, which fails, and are skipped after
 // it. As in JUnit, only what fails the run fails here: a warning, a
-// not_applicable check and an expected failure are skipped, with the reason.
+// not_applicable check and an excused failure are skipped, with the reason;
+// a check an expectation names that ended otherwise fails, saying so; and
+// every stale expectation is a failing scenario of the expectations file.
 func WriteCucumber(w io.Writer, run *Run, checks []engine.Check) error {
 	verdicts := map[string]Test{}
 	for _, t := range run.Tests {
@@ -100,6 +102,18 @@ func WriteCucumber(w io.Writer, run *Run, checks []engine.Check) error {
 		}
 		el.Steps = cukeSteps(c, t)
 		features[fi].Elements = append(features[fi].Elements, el)
+	}
+	if ex := run.Expectations; ex != nil && len(ex.Stale) > 0 {
+		// A stale expectation fails the run: as in JUnit, each is a
+		// failing scenario of its own, under the expectations file.
+		f := cukeFeature{URI: ex.File, ID: ex.File, Keyword: "Feature", Name: "expectations " + ex.File, Line: 1}
+		for _, e := range ex.Stale {
+			f.Elements = append(f.Elements, cukeElement{ID: "expectations/" + e.Entry, Keyword: "Scenario", Name: "expected failure " + e.Entry,
+				Type: "scenario", Tags: []cukeTag{{Name: "@stale"}},
+				Steps: []cukeStep{{Keyword: "Then ", Name: "the checks of " + e.Entry + " still fail (" + e.Reason + ")",
+					Result: cukeResult{Status: "failed", Error: "stale: " + ex.StaleMessage(e)}}}})
+		}
+		features = append(features, f)
 	}
 	if features == nil {
 		features = []cukeFeature{}
@@ -154,8 +168,10 @@ func cukeSteps(c engine.Check, t Test) []cukeStep {
 func cukeVerdict(t Test) cukeResult {
 	msg := string(t.Status) + ": " + t.Message
 	switch {
-	case t.Expected != nil:
+	case t.Excused():
 		return cukeResult{Status: "skipped", Error: fmt.Sprintf("expected %s (%s: %s): %s", t.Status, t.Expected.Entry, t.Expected.Reason, t.Message)}
+	case t.Unexpected():
+		return cukeResult{Status: "failed", Error: string(t.Status) + ": " + t.ExpectedNote() + ": " + t.Message}
 	case t.Status == engine.Warn, t.Status == engine.NotApplicable:
 		return cukeResult{Status: "skipped", Error: msg}
 	}

@@ -88,7 +88,7 @@ func TestCucumberRedOnlyWhereTheRunFails(t *testing.T) {
 	run := &Run{Tests: []Test{
 		{ID: "w", Status: engine.Warn, Step: step[0].Source},
 		{ID: "n", Status: engine.NotApplicable, Message: "needs full"},
-		{ID: "e", Status: engine.Fail, Step: step[0].Source, Expected: &Expected{Entry: "e", Reason: "bug"}},
+		{ID: "e", Status: engine.Fail, Step: step[0].Source, Expected: &Expected{Entry: "e", Status: engine.Fail, Reason: "bug"}},
 		{ID: "u", Status: engine.Untestable, Message: "needs clock"},
 	}}
 	doc := cucumber(t, run, checks)

@@ -128,11 +128,15 @@ type Summary struct {
 	Untestable    int `json:"untestable"`
 	Timeout       int `json:"timeout"`
 	HarnessError  int `json:"harness_error"`
-	// ExpectedFail counts the checks above that did not pass but that the
-	// implementer's expectations file lists; Stale counts its entries whose
-	// checks all pass now.
+	// ExpectedFail counts the checks above that did not pass, ended with
+	// the status the implementer's expectations file expects of them, and
+	// so do not fail the run (warnings, which never do, are not counted);
+	// Stale counts its entries with a check that passes now.
 	ExpectedFail int `json:"expected_fail"`
 	Stale        int `json:"stale"`
+	// Unexpected counts the checks an entry names that ended with another
+	// status than it expects (a warning included): each fails the run.
+	Unexpected int `json:"unexpected,omitempty"`
 }
 
 // Add counts one status.
@@ -156,9 +160,11 @@ func (s *Summary) Add(st engine.Status) {
 }
 
 // Failed reports whether the run must not be taken as conformant: any check
-// failed, timed out, broke the harness or could not be tested.
+// failed, timed out, broke the harness or could not be tested, and the
+// expectations file does not excuse it; or an expectation is stale, or a
+// check it names ended otherwise than it expects.
 func (s Summary) Failed() bool {
-	return s.Fail+s.Untestable+s.Timeout+s.HarnessError-s.ExpectedFail > 0 || s.Stale > 0
+	return s.Fail+s.Untestable+s.Timeout+s.HarnessError-s.ExpectedFail > 0 || s.Stale > 0 || s.Unexpected > 0
 }
 
 // Test is the verdict of one check.
@@ -177,8 +183,9 @@ type Test struct {
 	// and keep only the line range here.
 	Transcript []engine.Exchange `json:"-"`
 	Lines      *LineRange        `json:"transcript,omitempty"`
-	// Expected is set when the check did not pass and the implementer's
-	// expectations file lists it (or one of its rules).
+	// Expected is set when the check did not pass and an entry of the
+	// implementer's expectations file names it. It excuses the check only
+	// when the check ended with the status the entry expects (Excused).
 	Expected *Expected `json:"expected,omitempty"`
 	// Repeat is set when the check ran more than once (--repeat).
 	Repeat *Repeat `json:"repeat,omitempty"`
@@ -192,19 +199,82 @@ type Repeat struct {
 	Passed int `json:"passed"`
 }
 
-// Expected is the expectations entry that covers a check.
+// Excused reports whether the expectations file excuses the check: an
+// entry names it and it ended with the status the entry expects.
+func (t Test) Excused() bool {
+	return t.Expected != nil && t.Expected.Status == t.Status
+}
+
+// Unexpected reports whether an entry names the check but the check ended
+// with another status than the entry expects: it fails the run as any
+// failure does.
+func (t Test) Unexpected() bool {
+	return t.Expected != nil && t.Expected.Status != t.Status
+}
+
+// ExpectedNote says what the expectations file expected of a check named
+// by an entry, for reports: "expected fail (ACP-EVT-08: reason)", or, for
+// a check that ended otherwise, that it is not excused.
+func (t Test) ExpectedNote() string {
+	if t.Expected == nil {
+		return ""
+	}
+	e := t.Expected
+	if t.Excused() {
+		return fmt.Sprintf("expected %s (%s: %s)", t.Status, e.Entry, e.Reason)
+	}
+	return fmt.Sprintf("expected %s by %s, but it was %s, which the entry does not excuse", e.Status, e.Entry, t.Status)
+}
+
+// Expected is the expectations entry that names a check, and the status it
+// expects of the check.
 type Expected struct {
-	Entry  string `json:"entry"`
-	Reason string `json:"reason"`
-	Link   string `json:"link,omitempty"`
+	Entry  string        `json:"entry"`
+	Status engine.Status `json:"status"`
+	Reason string        `json:"reason"`
+	Link   string        `json:"link,omitempty"`
+}
+
+// ExpectEntry is one entry of the expectations file a run applied: the
+// checks it excuses (Checks fail in every run; Intermittent ones may also
+// pass) with the status it expects of them.
+type ExpectEntry struct {
+	Entry        string        `json:"entry"`
+	Status       engine.Status `json:"status"`
+	Checks       []string      `json:"checks"`
+	Intermittent []string      `json:"intermittent,omitempty"`
+	Reason       string        `json:"reason"`
+	Link         string        `json:"link,omitempty"`
+}
+
+// StaleEntry is an entry of the expectations file with checks, not
+// intermittent, that pass now (Passed): it fails the run until they are
+// taken out of it.
+type StaleEntry struct {
+	Entry  string   `json:"entry"`
+	Reason string   `json:"reason"`
+	Passed []string `json:"passed"`
 }
 
 // Expectations records the expectations file a run applied.
 type Expectations struct {
-	File    string     `json:"file"`
-	SHA256  string     `json:"sha256"`
-	Entries []Expected `json:"entries"`
-	Stale   []Expected `json:"stale"`
+	File    string        `json:"file"`
+	SHA256  string        `json:"sha256"`
+	Entries []ExpectEntry `json:"entries"`
+	Stale   []StaleEntry  `json:"stale"`
+}
+
+// StaleMessage says what is wrong with a stale entry and what to do.
+func (ex *Expectations) StaleMessage(e StaleEntry) string {
+	return fmt.Sprintf("stale expectation %s: %s pass(es) now; take %s out of the entry in %s (or list %s under intermittent: if %s in some runs only)",
+		e.Entry, strings.Join(e.Passed, ", "), plural(e.Passed, "it", "them"), ex.File, plural(e.Passed, "it", "them"), plural(e.Passed, "it fails", "they fail"))
+}
+
+func plural(s []string, one, many string) string {
+	if len(s) == 1 {
+		return one
+	}
+	return many
 }
 
 // LineRange locates a test's exchanges in transcript.jsonl (1-based, inclusive).

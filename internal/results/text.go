@@ -33,12 +33,18 @@ func WriteSummary(w io.Writer, run *Run) {
 	}
 	for _, t := range problems {
 		label := strings.ToUpper(string(t.Status))
-		if t.Expected != nil {
+		switch {
+		case t.Excused():
 			label = "EXPECTED " + label
+		case t.Unexpected():
+			label = "UNEXPECTED " + label
 		}
 		fmt.Fprintf(w, "\n%s %s\n  source: %s\n  rules:  %s\n", label, t.ID, t.Source, strings.Join(t.Rules, " "))
-		if t.Expected != nil {
+		switch {
+		case t.Excused():
 			fmt.Fprintf(w, "  expected by %s: %s\n", t.Expected.Entry, t.Expected.Reason)
+		case t.Unexpected():
+			fmt.Fprintf(w, "  %s (%s)\n", t.ExpectedNote(), t.Expected.Reason)
 		}
 		if t.Message != "" {
 			fmt.Fprintf(w, "  %s\n", strings.ReplaceAll(t.Message, "\n", "\n  "))
@@ -53,12 +59,13 @@ func WriteSummary(w io.Writer, run *Run) {
 		RulePass, RuleFail, RuleWarn, RuleNotEvidenced, RuleNotApplicable, RuleNotBlackBox,
 		string(engine.Untestable), string(engine.Timeout), string(engine.HarnessError)))
 	if ex := run.Expectations; ex != nil {
-		fmt.Fprintf(w, "expectations: %s, %d entries, %d expected failure(s), %d stale\n", ex.File, len(ex.Entries), run.Summary.ExpectedFail, len(ex.Stale))
+		fmt.Fprintf(w, "expectations: %s, %d entries, %d expected failure(s), %d stale, %d not as expected\n",
+			ex.File, len(ex.Entries), run.Summary.ExpectedFail, len(ex.Stale), run.Summary.Unexpected)
 		for _, e := range ex.Entries {
-			fmt.Fprintf(w, "  excluded %s: %s\n", e.Entry, e.Reason)
+			fmt.Fprintf(w, "  excluded %s (%s of %d check(s)): %s\n", e.Entry, e.Status, len(e.Checks)+len(e.Intermittent), e.Reason)
 		}
 		for _, e := range ex.Stale {
-			fmt.Fprintf(w, "  STALE %s: its checks pass now; remove the entry\n", e.Entry)
+			fmt.Fprintf(w, "  STALE: %s\n", ex.StaleMessage(e))
 		}
 	}
 	if run.Interrupted {

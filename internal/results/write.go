@@ -92,8 +92,9 @@ type junitMessage struct {
 // exactly when sifu exits non-zero: failures are <failure>; timeouts,
 // harness errors and untestable checks (which fail the run) are <error>;
 // warnings (a SHOULD that did not hold), not_applicable checks and failures
-// the expectations file expects are <skipped> with the reason; every stale
-// expectations entry is a failing case of its own.
+// the expectations file excuses are <skipped> with the reason; a check an
+// entry names that ended with another status than it expects fails, saying
+// so; every stale expectations entry is a failing case of its own.
 func WriteJUnit(w io.Writer, r *Run) error {
 	suite := junitSuite{
 		Name:      "sifu." + r.Suite,
@@ -111,12 +112,15 @@ func WriteJUnit(w io.Writer, r *Run) error {
 		c := junitCase{Name: t.ID, Classname: junitClass(r.Suite, t.Source), Time: seconds(t.DurationMS),
 			SystemOut: "source: " + t.Source + "\nrules: " + strings.Join(t.Rules, " ")}
 		msg := &junitMessage{Message: string(t.Status) + ": " + firstLine(t.Message), Type: string(t.Status), Text: t.Message}
+		if t.Unexpected() {
+			msg.Message = string(t.Status) + ": " + t.ExpectedNote() + ": " + firstLine(t.Message)
+		}
 		switch {
 		case t.Status == engine.Pass:
-		case t.Expected != nil:
+		case t.Excused():
 			c.Skipped = &junitSkipped{Message: fmt.Sprintf("expected %s (%s): %s", t.Status, t.Expected.Entry, t.Expected.Reason), Text: t.Message}
 			suite.Skipped++
-		case t.Status == engine.Fail:
+		case t.Status == engine.Fail, t.Status == engine.Warn && t.Unexpected():
 			c.Failure = msg
 			suite.Failures++
 		case t.Status == engine.Timeout, t.Status == engine.HarnessError, t.Status == engine.Untestable:
@@ -135,8 +139,7 @@ func WriteJUnit(w io.Writer, r *Run) error {
 	if ex := r.Expectations; ex != nil {
 		for _, e := range ex.Stale {
 			suite.Cases = append(suite.Cases, junitCase{Name: "expectations/" + e.Entry, Classname: "sifu." + r.Suite + ".expectations", Time: seconds(0),
-				Failure: &junitMessage{Message: "stale expectation: the checks of " + e.Entry + " pass now; remove the entry from " + ex.File,
-					Type: "stale", Text: e.Reason}})
+				Failure: &junitMessage{Message: ex.StaleMessage(e), Type: "stale", Text: e.Reason}})
 			suite.Tests++
 			suite.Failures++
 		}

@@ -40,10 +40,10 @@ func TestJUnitStatuses(t *testing.T) {
 func TestJUnitExpectedFailuresAreSkipped(t *testing.T) {
 	run := &Run{Suite: "kcp", StartedAt: "2026-12-01T10:00:00Z", Tests: []Test{
 		{ID: "kcp/a/x", Source: "vectors/kcp/a.json#/checks/0", Status: engine.Fail, Message: "boom",
-			Expected: &Expected{Entry: "KCP-1", Reason: "upstream bug 12"}},
+			Expected: &Expected{Entry: "KCP-1", Status: engine.Fail, Reason: "upstream bug 12"}},
 		{ID: "kcp/b/y", Source: "features/kcp/b.feature:3", Status: engine.Pass},
 	}, Summary: Summary{Fail: 1, Pass: 1, ExpectedFail: 1, Stale: 1},
-		Expectations: &Expectations{File: "sifu.expect.yaml", Stale: []Expected{{Entry: "KCP-2", Reason: "fixed since"}}}}
+		Expectations: &Expectations{File: "sifu.expect.yaml", Stale: []StaleEntry{{Entry: "KCP-2", Reason: "fixed since", Passed: []string{"kcp/b/y"}}}}}
 	var b bytes.Buffer
 	if err := WriteJUnit(&b, run); err != nil {
 		t.Fatal(err)
@@ -95,8 +95,9 @@ func TestJUnitKeepsToTheStrictSchema(t *testing.T) {
 		{ID: "p", Source: "f.feature:1", Status: engine.Pass}, {ID: "f", Source: "v.json#/checks/1", Status: engine.Fail, Message: "boom\nmore"},
 		{ID: "w", Status: engine.Warn}, {ID: "u", Status: engine.Untestable}, {ID: "n", Status: engine.NotApplicable},
 		{ID: "t", Status: engine.Timeout}, {ID: "h", Status: engine.HarnessError},
-		{ID: "e", Status: engine.Fail, Expected: &Expected{Entry: "e", Reason: "r"}},
-	}, Expectations: &Expectations{Stale: []Expected{{Entry: "s", Reason: "r"}}}}
+		{ID: "e", Status: engine.Fail, Expected: &Expected{Entry: "e", Status: engine.Fail, Reason: "r"}},
+		{ID: "x", Status: engine.Timeout, Expected: &Expected{Entry: "x", Status: engine.Fail, Reason: "r"}},
+	}, Expectations: &Expectations{Stale: []StaleEntry{{Entry: "s", Reason: "r", Passed: []string{"p"}}}}}
 	var b bytes.Buffer
 	if err := WriteJUnit(&b, run); err != nil {
 		t.Fatal(err)
