@@ -81,7 +81,7 @@ selected.`,
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
 	fl.StringVar(&f.declare, "declare", "", "directory for a conformance statement (conformance.json, conformance.md) with its evidence")
 	fl.StringVar(&f.signKey, "sign-key", "", "with --declare: sign the statement with this ed25519 private key (PEM), as sifu sign does")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check, whatever the target (a check tagged @timeout:Nx gets N times it)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	fl.BoolVar(&f.list, "list", false, "print the checks the selection holds (and any preset verdict), run none")

@@ -114,6 +114,30 @@ func TestTimeFactor(t *testing.T) {
 	}
 }
 
+// TestRunStopsWhenTheTimeRunsOut: an executor that does not heed its
+// context gets no further step once the context is done.
+func TestRunStopsWhenTheTimeRunsOut(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	exec := &cancelling{cancel: cancel}
+	c := Check{ID: "t", Rules: []string{"R"}, Steps: []Step{{Source: "s1", Op: OpAct, Name: "x"}, {Source: "s2", Op: OpAct, Name: "x"}}}
+	v := Run(ctx, c, exec)
+	if v.Status != Timeout || v.Step != "s2" || exec.calls != 1 {
+		t.Errorf("got %s at %q after %d call(s); want a timeout at s2 after one call", v.Status, v.Step, exec.calls)
+	}
+}
+
+// cancelling answers every step and ends its context after the first.
+type cancelling struct {
+	cancel func()
+	calls  int
+}
+
+func (c *cancelling) Execute(context.Context, Step) (Outcome, error) {
+	c.calls++
+	c.cancel()
+	return Outcome{OK: true}, nil
+}
+
 // TestLintKnowsTheSuitesVocabulary: agents are checked against the suite's
 // provision control, and a suite without one names no agent.
 func TestLintKnowsTheSuitesVocabulary(t *testing.T) {
