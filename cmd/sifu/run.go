@@ -157,11 +157,15 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		}
 	}
 	if f.list {
-		chosen, err := registry.List(ctx, req)
+		listed, err := registry.List(ctx, req)
 		if err != nil {
 			return err
 		}
-		runner.WriteChosen(stdout, s.Name, chosen)
+		if listed.NothingToRerun {
+			fmt.Fprintf(stdout, "nothing to rerun: every check in %s passed\n", f.rerun)
+			return nil
+		}
+		runner.WriteChosen(stdout, s.Name, listed.Chosen)
 		return nil
 	}
 	if req.At, req.Reproducible, err = epoch(); err != nil {

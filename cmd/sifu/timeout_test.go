@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,54 @@ func TestTimeoutMustBePositive(t *testing.T) {
 		if !errors.As(err, &usage) || !strings.Contains(err.Error(), "--timeout") {
 			t.Errorf("sifu %v: %v; want a usage error naming --timeout\n%s", args, err, lastLines(out, 3))
 		}
+	}
+}
+
+// TestListFollowsTheRerun: --list with --rerun-failed lists exactly the
+// checks the rerun runs (those that did not pass), and nothing when every
+// check passed.
+func TestListFollowsTheRerun(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := func(parts ...string) string { return filepath.Join(append([]string{dir}, parts...)...) }
+	mutant := []string{"run", "-q", "--suite", "kcp", "--mutant", "budget-unchecked"}
+	if _, err := sifuCLI(t, append(mutant, "--out", p("first"))...); err == nil {
+		t.Fatal("the planted fault failed no check: this test has no failures to rerun")
+	}
+	failedBefore := results.NotPassed(readRun(t, p("first")))
+
+	out, err := sifuCLI(t, append(mutant, "--rerun-failed", p("first", "results.json"), "--list")...)
+	if err != nil {
+		t.Fatalf("--rerun-failed --list: %v\n%s", err, out)
+	}
+	var listed []string // each line is a check ID, and maybe a note after it
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		listed = append(listed, strings.Fields(l)[0])
+	}
+	slices.Sort(listed)
+	slices.Sort(failedBefore)
+	if !slices.Equal(listed, failedBefore) {
+		t.Errorf("--rerun-failed --list lists %d check(s) %v; the rerun runs the %d that did not pass: %v", len(listed), listed, len(failedBefore), failedBefore)
+	}
+
+	if _, err := sifuCLI(t, append(mutant, "--rerun-failed", p("first", "results.json"), "--out", p("rerun"))...); err == nil {
+		t.Fatal("the rerun of failed checks passed")
+	}
+	var ran []string
+	for _, tc := range readRun(t, p("rerun")).Tests {
+		ran = append(ran, tc.ID)
+	}
+	slices.Sort(ran)
+	if !slices.Equal(listed, ran) {
+		t.Errorf("--list showed %v, the rerun ran %v", listed, ran)
+	}
+
+	if _, err := sifuCLI(t, "run", "-q", "--suite", "kcp", "--out", p("green")); err != nil {
+		t.Fatal(err)
+	}
+	out, err = sifuCLI(t, "run", "--suite", "kcp", "--rerun-failed", p("green", "results.json"), "--list")
+	if err != nil || !strings.HasPrefix(out, "nothing to rerun: every check in ") {
+		t.Errorf("--list of a rerun of a passing run: %v, %q; want nothing to rerun", err, out)
 	}
 }
 
