@@ -73,7 +73,8 @@ func Tags(expr string) Option { return func(o *options) { o.tags = expr } }
 // Rules keeps the checks that evidence these rule IDs (sifu run --rule).
 func Rules(ids ...string) Option { return func(o *options) { o.rules = ids } }
 
-// Timeout bounds one check (default 30s).
+// Timeout bounds one check (default 30s, also when d is not positive); a
+// check that declares @timeout:Nx gets N times d.
 func Timeout(d time.Duration) Option { return func(o *options) { o.timeout = d } }
 
 var (

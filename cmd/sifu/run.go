@@ -82,7 +82,7 @@ selected.`,
 	fl.StringVar(&f.expect, "expect", "", "the implementer's expectations file (known failures, each with a reason)")
 	fl.StringVar(&f.declare, "declare", "", "directory for a conformance statement (conformance.json, conformance.md) with its evidence")
 	fl.StringVar(&f.signKey, "sign-key", "", "with --declare: sign the statement with this ed25519 private key (PEM), as sifu sign does")
-	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check")
+	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "time limit for one check, whatever the target (a check tagged @timeout:Nx gets N times it)")
 	fl.IntVar(&f.concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.BoolVarP(&f.quiet, "quiet", "q", false, "print only the summary")
 	fl.BoolVar(&f.list, "list", false, "print the checks the selection holds (and any preset verdict), run none")
@@ -158,11 +158,15 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		}
 	}
 	if f.list {
-		chosen, err := registry.List(ctx, req)
+		listed, err := registry.List(ctx, req)
 		if err != nil {
 			return err
 		}
-		runner.WriteChosen(stdout, s.Name, chosen)
+		if listed.NothingToRerun {
+			fmt.Fprintf(stdout, "nothing to rerun: every check in %s passed\n", f.rerun)
+			return nil
+		}
+		runner.WriteChosen(stdout, s.Name, listed.Chosen)
 		return nil
 	}
 	if req.At, req.Reproducible, err = epoch(); err != nil {

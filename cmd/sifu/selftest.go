@@ -39,7 +39,7 @@ sharpen a check; never delete the mutant), 2 on a usage error.`,
 	fl := cmd.Flags()
 	fl.StringSliceVar(&names, "suite", nil, "suites to test (default: every suite with mutants)")
 	fl.BoolVar(&asJSON, "json", false, "print the report as JSON")
-	fl.DurationVar(&req.Timeout, "timeout", 30*time.Second, "time limit for one check")
+	fl.DurationVar(&req.Timeout, "timeout", 30*time.Second, "time limit for one check (a check tagged @timeout:Nx gets N times it)")
 	fl.IntVar(&req.Concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.IntVar(&req.FuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
 	fl.Uint64Var(&req.Seed, "seed", 1, "fuzz seed")

@@ -37,13 +37,17 @@ func (v Vocabulary) Disturbs(c Check, scoped []string) bool {
 
 // Lint checks a compiled check for authoring mistakes that would otherwise
 // surface only at run time: variables used before they are captured, agents
-// used before they are provisioned, and unknown matcher operators. It returns
-// the first problem, naming the step's source.
+// used before they are provisioned, unknown matcher operators and a malformed
+// time factor (TimeTag). It returns the first problem, naming the step's
+// source.
 func Lint(c Check, v Vocabulary) error {
 	vars := map[string]bool{}
 	agents := map[string]bool{}
 	if len(c.Rules) == 0 {
 		return fmt.Errorf("%s: check %q names no rule; tag it with the rule IDs it evidences", c.Source, c.ID)
+	}
+	if _, err := timeFactor(c.Tags); err != nil {
+		return fmt.Errorf("%s: check %q: %v", c.Source, c.ID, err)
 	}
 	var walk func(steps []Step, inParallel bool) error
 	walk = func(steps []Step, inParallel bool) error {

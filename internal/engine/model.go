@@ -9,8 +9,11 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -95,6 +98,45 @@ type Check struct {
 	Rules  []string `json:"rules"`
 	Tags   []string `json:"tags,omitempty"`
 	Steps  []Step   `json:"steps"`
+}
+
+// TimeTag begins the tag by which a check declares that it needs more time
+// than an ordinary check: a check tagged "timeout:4x" (@timeout:4x in
+// Gherkin) may take four times the run's per-check limit (--timeout).
+const TimeTag = "timeout:"
+
+// MaxTimeFactor is the largest factor a check may declare with TimeTag.
+const MaxTimeFactor = 100
+
+// TimeFactor is how many times the run's per-check limit the check may
+// take: the N of its tag timeout:Nx, or 1 when it declares none (or a
+// malformed one, which Lint refuses).
+func (c Check) TimeFactor() int {
+	n, _ := timeFactor(c.Tags)
+	return n
+}
+
+// timeFactor reads the TimeTag among tags: 1 when there is none, an error
+// when it is malformed or given twice.
+func timeFactor(tags []string) (int, error) {
+	factor, seen := 1, ""
+	for _, tag := range tags {
+		value, ok := strings.CutPrefix(tag, TimeTag)
+		if !ok {
+			continue
+		}
+		if seen != "" {
+			return 1, fmt.Errorf("it declares its time limit twice (@%s and @%s); keep one", seen, tag)
+		}
+		seen = tag
+		digits, x := strings.CutSuffix(value, "x")
+		n, err := strconv.Atoi(digits)
+		if !x || err != nil || n < 2 || n > MaxTimeFactor || digits != strconv.Itoa(n) {
+			return 1, fmt.Errorf("tag @%s: write @%sNx with a whole N from 2 to %d, the times --timeout the check may take (e.g. @%s4x)", tag, TimeTag, MaxTimeFactor, TimeTag)
+		}
+		factor = n
+	}
+	return factor, nil
 }
 
 // Controls lists the control-plane operations a check uses, sorted and unique.

@@ -126,10 +126,14 @@ func (s *Session) Capture(step Step, out Outcome) error {
 
 // Run interprets a check with the given executor and returns its verdict.
 // Steps run in order through Session.Step; the first step that does not
-// hold decides the verdict.
+// hold decides the verdict. Once ctx is done no further step starts, even
+// over an executor that does not heed ctx: the check ends a timeout.
 func Run(ctx context.Context, check Check, exec Executor) Verdict {
 	s := NewSession(exec)
 	for _, step := range check.Steps {
+		if err := ctx.Err(); err != nil {
+			return s.Verdict(ctx, step, fmt.Errorf("the step at %s was not started: %w", step.Source, err))
+		}
 		if _, err := s.Step(ctx, step); err != nil {
 			return s.Verdict(ctx, step, err)
 		}

@@ -91,6 +91,53 @@ func TestLint(t *testing.T) {
 	}
 }
 
+// TestTimeFactor: a check's @timeout:Nx tag gives its factor; one without
+// it has 1; a malformed or repeated one is an authoring mistake.
+func TestTimeFactor(t *testing.T) {
+	check := func(tags ...string) Check {
+		return Check{ID: "c", Source: "f.feature:3", Rules: []string{"R"}, Tags: tags, Steps: []Step{{Op: OpAct, Name: "x"}}}
+	}
+	for tags, want := range map[string]int{"": 1, "slow": 1, "timeout:4x": 4, "slow timeout:100x": 100} {
+		c := check(strings.Fields(tags)...)
+		if err := Lint(c, Vocabulary{}); err != nil {
+			t.Errorf("%q: %v", tags, err)
+		}
+		if got := c.TimeFactor(); got != want {
+			t.Errorf("%q: factor %d, want %d", tags, got, want)
+		}
+	}
+	for _, tags := range []string{"timeout:4", "timeout:x", "timeout:1x", "timeout:0x", "timeout:-2x", "timeout:101x", "timeout:04x", "timeout:2.5x", "timeout:30s", "timeout:2x timeout:3x"} {
+		err := Lint(check(strings.Fields(tags)...), Vocabulary{})
+		if err == nil || !strings.Contains(err.Error(), "f.feature:3") || !strings.Contains(err.Error(), "@timeout:") {
+			t.Errorf("%q: lint said %v; want a problem naming the source and the tag", tags, err)
+		}
+	}
+}
+
+// TestRunStopsWhenTheTimeRunsOut: an executor that does not heed its
+// context gets no further step once the context is done.
+func TestRunStopsWhenTheTimeRunsOut(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	exec := &cancelling{cancel: cancel}
+	c := Check{ID: "t", Rules: []string{"R"}, Steps: []Step{{Source: "s1", Op: OpAct, Name: "x"}, {Source: "s2", Op: OpAct, Name: "x"}}}
+	v := Run(ctx, c, exec)
+	if v.Status != Timeout || v.Step != "s2" || exec.calls != 1 {
+		t.Errorf("got %s at %q after %d call(s); want a timeout at s2 after one call", v.Status, v.Step, exec.calls)
+	}
+}
+
+// cancelling answers every step and ends its context after the first.
+type cancelling struct {
+	cancel func()
+	calls  int
+}
+
+func (c *cancelling) Execute(context.Context, Step) (Outcome, error) {
+	c.calls++
+	c.cancel()
+	return Outcome{OK: true}, nil
+}
+
 // TestLintKnowsTheSuitesVocabulary: agents are checked against the suite's
 // provision control, and a suite without one names no agent.
 func TestLintKnowsTheSuitesVocabulary(t *testing.T) {

@@ -150,8 +150,16 @@ func writableDir(flag, dir string) error {
 	return os.Remove(f.Name())
 }
 
-// List chooses what a run would check, running nothing.
-func List(ctx context.Context, req RunRequest) (*runner.Chosen, error) {
+// Listed is what a run would check: the checks it would choose, or
+// NothingToRerun when every check of the Rerun file passed.
+type Listed struct {
+	Chosen         *runner.Chosen
+	NothingToRerun bool
+}
+
+// List chooses what Run would check, as Run chooses it (a rerun's
+// results file included), running nothing.
+func List(ctx context.Context, req RunRequest) (*Listed, error) {
 	if err := req.Validate(true); err != nil {
 		return nil, err
 	}
@@ -165,7 +173,30 @@ func List(ctx context.Context, req RunRequest) (*runner.Chosen, error) {
 	if err != nil {
 		return nil, err
 	}
-	return plan.Choose(ctx, req.config(t, nil))
+	only, nothing, err := req.rerunOnly()
+	if err != nil || nothing {
+		return &Listed{NothingToRerun: nothing}, err
+	}
+	chosen, err := plan.Choose(ctx, req.config(t, only))
+	if err != nil {
+		return nil, err
+	}
+	return &Listed{Chosen: chosen}, nil
+}
+
+// rerunOnly is the checks a rerun keeps: those that did not pass in the
+// Rerun file (nil when there is none); nothing is set when every check of
+// it passed.
+func (req RunRequest) rerunOnly() (only []string, nothing bool, err error) {
+	if req.Rerun == "" {
+		return nil, false, nil
+	}
+	prev, _, err := declaration.ReadResults(req.Rerun)
+	if err != nil {
+		return nil, false, usagef("--rerun-failed: %v", err)
+	}
+	only = results.NotPassed(prev)
+	return only, len(only) == 0, nil
 }
 
 // Run runs a suite against the spec's target and writes what the request
@@ -185,16 +216,13 @@ func Run(ctx context.Context, req RunRequest) (*RunResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	var only []string
-	if req.Rerun != "" {
-		prev, _, err := declaration.ReadResults(req.Rerun)
-		if err != nil {
-			return nil, usagef("--rerun-failed: %v", err)
-		}
-		if only = results.NotPassed(prev); len(only) == 0 {
-			res.NothingToRerun = true
-			return res, nil
-		}
+	only, nothing, err := req.rerunOnly()
+	if err != nil {
+		return nil, err
+	}
+	if nothing {
+		res.NothingToRerun = true
+		return res, nil
 	}
 	var expectations *knownfail.File
 	var expectRaw []byte

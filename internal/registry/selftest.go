@@ -35,6 +35,9 @@ type SelftestRequest struct {
 // on it (or a probe finds it with one of those rules).
 func Selftest(ctx context.Context, req SelftestRequest) (selftest.Report, error) {
 	s := req.Suite
+	if req.Timeout <= 0 {
+		return selftest.Report{}, usagef("--timeout must be positive, e.g. 30s")
+	}
 	if len(s.Faults) == 0 {
 		return selftest.Report{}, usagef("suite %s has no mutants yet", s.Name)
 	}

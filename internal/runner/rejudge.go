@@ -149,9 +149,10 @@ func rejudgeOne(ctx context.Context, s Selected, t *results.Test) (int, string) 
 	decided := line(max(r.Used-1, 0))
 	switch {
 	case v.Status == t.Status:
-	case t.Status == engine.Timeout && v.Status == engine.Fail:
-		// The check's time ran out while a step waited for a state that
-		// never came: the runner reports the failure as a timeout.
+	case t.Status == engine.Timeout:
+		// The check's time ran out: while a step waited for a state that
+		// never came (a failure), or before its verdict, of any status,
+		// came; the runner reports either as a timeout.
 	default:
 		why := ""
 		if v.Message != "" {

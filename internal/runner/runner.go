@@ -317,12 +317,20 @@ type Config struct {
 	Repeat int
 }
 
-// checkTimeout is the time limit of one check, and of the target's hello.
+// checkTimeout is the time limit of an ordinary check, and of the target's
+// hello.
 func (cfg Config) checkTimeout() time.Duration {
 	if cfg.Timeout <= 0 {
 		return 30 * time.Second
 	}
 	return cfg.Timeout
+}
+
+// Limit is the time limit of one check: the per-check limit times the
+// factor the check declares (engine.TimeTag), so a check that makes many
+// more calls than others fits its limit with room on any target.
+func (cfg Config) Limit(c engine.Check) time.Duration {
+	return cfg.checkTimeout() * time.Duration(c.TimeFactor())
 }
 
 // UnreachableError is a target that could not be reached, started or asked
@@ -346,6 +354,10 @@ type Selected struct {
 	Preset   engine.Status // NotApplicable or Untestable, or "" to run
 	Reason   string
 	Advisory bool // every rule it evidences is a SHOULD
+	// Limit is the check's time limit in the run that chose it
+	// (Config.Limit); zero when it was selected without a run's
+	// configuration.
+	Limit time.Duration
 }
 
 // Select chooses the checks of a run. It fails with a UsageError when the
@@ -499,10 +511,10 @@ type Chosen struct {
 // running any.
 func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
 	// The hello is bounded like any check: a target that never answers it
-	// must not hang the run.
+	// must not hang the run, even one that does not heed its context.
 	limit := cfg.checkTimeout()
 	dctx, cancel := context.WithTimeout(ctx, limit)
-	desc, err := cfg.Target.Describe(dctx)
+	desc, err := describe(dctx, cfg.Target)
 	cancel()
 	if err != nil {
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
@@ -524,6 +536,9 @@ func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
 	}
 	if selected, err = narrow(selected, cfg.Shard, cfg.Only); err != nil {
 		return nil, err
+	}
+	for i := range selected {
+		selected[i].Limit = cfg.Limit(selected[i].Check)
 	}
 	return &Chosen{Target: desc, Profiles: profiles, Checks: selected, Scope: scope}, nil
 }
@@ -638,10 +653,11 @@ func (p *Plan) Assemble(cfg Config, chosen *Chosen, tests []results.Test) *resul
 }
 
 // RunSelected runs one chosen check against cfg.Target, on a fresh
-// executor, within cfg's time limit and as many times as cfg.Repeat says,
-// and returns its test (a preset verdict without running it).
+// executor, within its time limit (cfg.Limit) and as many times as
+// cfg.Repeat says, and returns its test (a preset verdict without running
+// it).
 func (p *Plan) RunSelected(ctx context.Context, cfg Config, sel Selected) results.Test {
-	return p.runRepeated(ctx, cfg.Target, sel, cfg.checkTimeout(), cfg.Repeat)
+	return p.runRepeated(ctx, cfg.Target, sel, cfg.Limit(sel.Check), cfg.Repeat)
 }
 
 // runRepeated runs a check n times (once when n ≤ 1, or when its verdict
@@ -674,7 +690,12 @@ func (p *Plan) runRepeated(ctx context.Context, target Target, sel Selected, tim
 	return kept
 }
 
-func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout time.Duration) results.Test {
+// runOne runs a check once within its time limit. Whatever the target
+// does, the check ends by its limit: a verdict that comes later, of any
+// status, is a timeout, and a check still running at the limit is left to
+// end by itself (its executor is released when it does) while the run goes
+// on.
+func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, limit time.Duration) results.Test {
 	c := sel.Check
 	t := results.Test{ID: c.ID, Kind: c.Kind, Title: c.Title, Source: c.Source, Rules: c.Rules, Tags: c.Tags}
 	if sel.Preset != "" {
@@ -682,25 +703,25 @@ func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout 
 		return t
 	}
 	start := time.Now()
-	cctx, cancel := context.WithTimeout(ctx, timeout)
+	cctx, cancel := context.WithTimeoutCause(ctx, limit, errLimit)
 	defer cancel()
-	var exec engine.Executor
-	var release func()
-	var err error
-	if ct, ok := target.(CheckTarget); ok {
-		exec, release, err = ct.NewExecutorFor(cctx, c)
-	} else {
-		exec, release, err = target.NewExecutor(cctx)
-	}
-	if err != nil {
-		t.Status, t.Message = engine.HarnessError, "could not prepare the target: "+err.Error()
-		return t
-	}
-	defer release()
-	v := runGuarded(cctx, c, exec)
-	if v.Status == engine.Fail && errors.Is(cctx.Err(), context.DeadlineExceeded) {
-		v.Status = engine.Timeout
-		v.Message = fmt.Sprintf("no verdict within %s: %s", timeout, v.Message)
+	e, ok := runBounded(cctx, target, c)
+	v := e.verdict
+	within := limitText(limit, c)
+	switch {
+	case !ok && ctx.Err() != nil:
+		v = engine.Verdict{Status: engine.HarnessError, Message: "the run was stopped while the check ran"}
+	case !ok:
+		v = engine.Verdict{Status: engine.Timeout, Message: fmt.Sprintf("no verdict within %s: the target did not stop when the check's time ran out (nor %s later), so the check was abandoned", within, Grace)}
+	case e.late && (v.Status == engine.Timeout || v.Status == engine.Fail):
+		// A step that waited until the time ran out failed for it.
+		v.Status, v.Message = engine.Timeout, fmt.Sprintf("no verdict within %s: %s", within, v.Message)
+	case e.late:
+		msg := fmt.Sprintf("no verdict within %s: the check ended %s only after its time ran out", within, v.Status)
+		if v.Message != "" {
+			msg += ": " + v.Message
+		}
+		v.Status, v.Message = engine.Timeout, msg
 	}
 	if v.Status == engine.Fail && sel.Advisory {
 		v.Status = engine.Warn
@@ -708,6 +729,119 @@ func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout 
 	t.Status, t.Message, t.Step, t.Transcript = v.Status, v.Message, v.Step, v.Transcript
 	t.DurationMS = time.Since(start).Milliseconds()
 	return t
+}
+
+// errLimit is the cause of a check's context when its own time limit
+// ends it (and not the run's).
+var errLimit = errors.New("the check's time limit passed")
+
+// limitText names a check's limit, and where it comes from when the check
+// declares a factor.
+func limitText(limit time.Duration, c engine.Check) string {
+	if n := c.TimeFactor(); n > 1 {
+		return fmt.Sprintf("%s (%d× --timeout, as its @%s%dx tag declares)", limit, n, engine.TimeTag, n)
+	}
+	return limit.String()
+}
+
+// ended is how a check run ended: its verdict, and whether it came only
+// after the check's own time limit had passed.
+type ended struct {
+	verdict engine.Verdict
+	late    bool
+}
+
+// Grace is how long past a check's time limit (or the hello's) sifu still
+// waits for the target to return what it has, so that an executor that
+// heeds its context reports where it stopped; one that is not back by then
+// is abandoned. Either way the check is a timeout.
+const Grace = time.Second
+
+// patience is closed a Grace after ctx is done; stop releases it early.
+func patience(ctx context.Context) (<-chan struct{}, func() bool) {
+	over := make(chan struct{})
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(Grace, func() { close(over) }) })
+	return over, stop
+}
+
+// runBounded prepares an executor and runs a check in a goroutine of its
+// own, waiting for it no longer than cctx and a Grace: ok is false when the
+// check had not ended by then. An executor that ignores its context is
+// left running and released when it ends. A panic in the target, the
+// executor or the adapter is the check's harness error.
+func runBounded(cctx context.Context, target Target, c engine.Check) (e ended, ok bool) {
+	done := make(chan ended, 1)
+	released := make(chan struct{})
+	late := func() bool { return errors.Is(context.Cause(cctx), errLimit) }
+	go func() {
+		defer close(released)
+		defer func() {
+			if r := recover(); r != nil {
+				select { // a panic while releasing, after the verdict, changes nothing
+				case done <- ended{engine.Verdict{Status: engine.HarnessError, Message: fmt.Sprintf("the adapter panicked: %v", r)}, late()}:
+				default:
+				}
+			}
+		}()
+		var exec engine.Executor
+		var release func()
+		var err error
+		if ct, ok := target.(CheckTarget); ok {
+			exec, release, err = ct.NewExecutorFor(cctx, c)
+		} else {
+			exec, release, err = target.NewExecutor(cctx)
+		}
+		if err != nil {
+			done <- ended{engine.Verdict{Status: engine.HarnessError, Message: "could not prepare the target: " + err.Error()}, late()}
+			return
+		}
+		defer release()
+		v := runGuarded(cctx, c, exec)
+		done <- ended{v, late()}
+	}()
+	over, stop := patience(cctx)
+	defer stop()
+	select {
+	case e = <-done:
+	case <-over:
+		return ended{late: true}, false
+	}
+	// The executor is released before the run goes on, unless that takes
+	// past the check's time and its grace: then it releases itself.
+	select {
+	case <-released:
+	case <-over:
+	}
+	return e, true
+}
+
+// describe asks the target for its hello in a goroutine of its own,
+// waiting no longer than ctx and a Grace: a target that does not heed its
+// context cannot hang the run. The hello is no verdict: an answer that
+// comes within the grace is taken.
+func describe(ctx context.Context, target Target) (results.TargetInfo, error) {
+	type hello struct {
+		info results.TargetInfo
+		err  error
+	}
+	done := make(chan hello, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- hello{err: fmt.Errorf("its adapter panicked while asking for its hello: %v", r)}
+			}
+		}()
+		info, err := target.Describe(ctx)
+		done <- hello{info, err}
+	}()
+	over, stop := patience(ctx)
+	defer stop()
+	select {
+	case h := <-done:
+		return h.info, h.err
+	case <-over:
+		return results.TargetInfo{}, ctx.Err()
+	}
 }
 
 // Shard names one part of a deterministic split of the checks.

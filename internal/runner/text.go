@@ -119,15 +119,19 @@ func countRules(cells []AxisCell) int {
 }
 
 // WriteChosen lists a selection: a header, then one check ID per line,
-// with its preset verdict when it will not run.
+// with its preset verdict when it will not run, or its time limit when it
+// declares one longer than the others' (engine.TimeTag).
 func WriteChosen(w io.Writer, suite string, c *Chosen) {
 	fmt.Fprintf(w, "suite %s, target %s (%s %s), profiles %s: %d check(s)\n",
 		suite, c.Target.Name, c.Target.Implementation, c.Target.Version, strings.Join(c.Profiles, ","), len(c.Checks))
 	for _, s := range c.Checks {
-		if s.Preset != "" {
+		switch n := s.Check.TimeFactor(); {
+		case s.Preset != "":
 			fmt.Fprintf(w, "%s  (%s: %s)\n", s.Check.ID, s.Preset, s.Reason)
-			continue
+		case n > 1 && s.Limit > 0:
+			fmt.Fprintf(w, "%s  (time limit %s: %d× --timeout)\n", s.Check.ID, s.Limit, n)
+		default:
+			fmt.Fprintln(w, s.Check.ID)
 		}
-		fmt.Fprintln(w, s.Check.ID)
 	}
 }
