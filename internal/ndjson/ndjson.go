@@ -127,7 +127,7 @@ func (c *Conn) readLoop(stdout io.Reader) {
 		c.Kill()
 	}
 	err := c.cmd.Wait()
-	c.Fail(fmt.Errorf("%s exited (%v)", c.opts.Who, err))
+	c.Fail(fmt.Errorf("%s %s", c.opts.Who, proc.Ended(err)))
 	close(c.done)
 }
 
@@ -193,7 +193,12 @@ type Stopped struct {
 	Stderr string
 }
 
-func (e *Stopped) Error() string { return fmt.Sprintf("%v; stderr tail: %q", e.Why, e.Stderr) }
+func (e *Stopped) Error() string {
+	if e.Stderr == "" {
+		return fmt.Sprintf("%v; it wrote nothing on standard error", e.Why)
+	}
+	return fmt.Sprintf("%v; its standard error ends: %q", e.Why, e.Stderr)
+}
 func (e *Stopped) Unwrap() error { return e.Why }
 
 // stopped is the error of a request the process will not answer. It quotes
