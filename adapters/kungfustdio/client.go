@@ -3,6 +3,7 @@ package kungfustdio
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -173,7 +174,14 @@ func BindingSchemaRef(def string) string { return "kungfu-binding.schema.json#/$
 func (p *Process) Hello(ctx context.Context) (kungfu.Hello, error) {
 	a, err := p.call(ctx, Request{Op: "hello"})
 	if err != nil {
-		return kungfu.Hello{}, err
+		if ctx.Err() != nil {
+			return kungfu.Hello{}, &ndjson.Late{Msg: fmt.Sprintf("the implementation %q gave no answer to sifu's hello in time", p.command), Cause: err}
+		}
+		var ae *engine.AdapterError
+		if errors.As(err, &ae) {
+			err = ae.Err
+		}
+		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: fmt.Errorf("the implementation %q did not answer sifu's hello: %w", p.command, err)}
 	}
 	if !a.ok() {
 		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: refusedHello(a.doc)}
