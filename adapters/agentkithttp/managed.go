@@ -473,8 +473,17 @@ type Remote struct {
 	Server *Stub
 }
 
-// Hello names the URL.
-func (r *Remote) Hello(context.Context) (agentkit.Hello, error) {
+// Hello names the URL, once the gateway answered GET /healthz: a URL where
+// nothing listens, that answers no HTTP, or that does not answer in time is
+// said before any check. What status and body it answers is the checks'
+// business.
+func (r *Remote) Hello(ctx context.Context) (agentkit.Hello, error) {
+	if _, err := r.Client.Do(ctx, r.URL, agentkit.Request{Method: "GET", Path: "/healthz"}); err != nil {
+		if ctx.Err() != nil {
+			return agentkit.Hello{}, fmt.Errorf("the gateway at %s gave no answer to GET /healthz in time: %w", r.URL, err)
+		}
+		return agentkit.Hello{}, fmt.Errorf("the gateway at %s did not answer GET /healthz (is it running there, and is --url right?): %w", r.URL, err)
+	}
 	return agentkit.Hello{Implementation: r.URL, Version: "remote gateway"}, nil
 }
 

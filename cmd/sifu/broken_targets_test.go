@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -304,6 +305,116 @@ func TestKCPPlannersThatNeverPlanAreUsageErrors(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
 				t.Error("results were written although no check ran")
 			}
+		})
+	}
+}
+
+// unreachableRun runs `sifu run` with args and a short --request-timeout
+// (the hello's bound; --timeout keeps its 30s default) and checks that it
+// ends before any check, as an unreachable target (exit 2), with a message
+// holding every want and no Go internals.
+func unreachableRun(t *testing.T, want []string, args ...string) {
+	t.Helper()
+	out := t.TempDir()
+	args = append([]string{"run", "-q", "--out", out, "--request-timeout", "400ms"}, args...)
+	done := make(chan error, 1)
+	go func() {
+		_, err := sifuCLI(t, args...)
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(25 * time.Second): // a hang guard, below the 30s --timeout
+		t.Fatalf("sifu %v did not give up on the hello at --request-timeout 400ms", args)
+	}
+	var ue *runner.UnreachableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("sifu %v: %v, want the target reported unreachable (exit 2)", args, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the message lacks %q:\n%v", w, err)
+		}
+	}
+	for _, leak := range []string{"<nil>", "adapter: ", `stderr tail: ""`, "broken pipe"} {
+		if strings.Contains(err.Error(), leak) {
+			t.Errorf("the message leaks %q:\n%v", leak, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+		t.Error("results were written although no check ran")
+	}
+}
+
+// tcpServer accepts connections and hands each to serve; it stops with the
+// test.
+func tcpServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c)
+				<-stop
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestTargetsThatNeverAnswerAreUsageErrors: a Kungfu or agent-kit target
+// that is not there, never answers, exits or speaks garbage from the start
+// ends the run before any check with exit 2 and one message naming the
+// command or URL and what it did; one that never answers is given up on at
+// the hello's bound, --request-timeout.
+func TestTargetsThatNeverAnswerAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	silent := tcpServer(t, func(net.Conn) {})
+	garbage := tcpServer(t, func(c net.Conn) { _, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n")); c.Close() })
+	closed := freeAddr(t)
+	stubConfig := func() string {
+		path := filepath.Join(t.TempDir(), "target.yaml")
+		if err := os.WriteFile(path, []byte("stub_addr: "+freeAddr(t)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := map[string]struct {
+		want []string
+		args []string
+	}{
+		"kungfu stdio true": {[]string{`the implementation "true" did not answer sifu's hello: the implementation exited with status 0; it wrote nothing on standard error`},
+			[]string{"--suite", "kungfu", "--target", "stdio", "--cmd", "true"}},
+		"kungfu stdio garbage": {[]string{`the implementation "echo garbage" did not answer sifu's hello: the implementation wrote a line that is not a binding answer: "garbage"`},
+			[]string{"--suite", "kungfu", "--target", "stdio", "--cmd", "echo garbage"}},
+		"kungfu stdio silent": {[]string{"within 400ms (--request-timeout bounds the hello", `the implementation "sleep 1000" gave no answer to sifu's hello in time`},
+			[]string{"--suite", "kungfu", "--target", "stdio", "--cmd", "sleep 1000"}},
+		"kungfu http silent": {[]string{"within 400ms (--request-timeout bounds the hello", "the server at http://" + silent + " gave no answer to GET /kungfu/v1/hello in time"},
+			[]string{"--suite", "kungfu", "--target", "http", "--url", "http://" + silent}},
+		"kungfu http garbage": {[]string{"http://" + garbage + "/kungfu/v1/hello", "malformed HTTP"},
+			[]string{"--suite", "kungfu", "--target", "http", "--url", "http://" + garbage}},
+		"agentkit http closed": {[]string{"the gateway at http://" + closed + " did not answer GET /healthz (is it running there, and is --url right?)", "connection refused"},
+			[]string{"--suite", "agentkit", "--target", "http", "--url", "http://" + closed, "--target-config", stubConfig()}},
+		"agentkit http silent": {[]string{"the gateway at http://" + silent, "GET /healthz"},
+			[]string{"--suite", "agentkit", "--target", "http", "--url", "http://" + silent, "--target-config", stubConfig()}},
+		"agentkit http garbage": {[]string{"the gateway at http://" + garbage + " did not answer GET /healthz", "malformed HTTP"},
+			[]string{"--suite", "agentkit", "--target", "http", "--url", "http://" + garbage, "--target-config", stubConfig()}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			unreachableRun(t, c.want, c.args...)
 		})
 	}
 }
