@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -390,10 +391,24 @@ func TestTargetsThatNeverAnswerAreUsageErrors(t *testing.T) {
 		}
 		return path
 	}
+	acpConfig := func(validate string) string {
+		path := filepath.Join(t.TempDir(), "acp.json")
+		cfg := `{"schemas":["v1"],"commands":{"init":{"argv":["sh","-c","exit 0"]},"validate":{"argv":["sh","-c",` + strconv.Quote(validate) + `]}}}`
+		if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
 	cases := map[string]struct {
 		want []string
 		args []string
 	}{
+		"acp exec silent": {[]string{"within 400ms (--request-timeout bounds the hello", "the validate command (sh -c sleep 1000) did not finish before the hello's deadline"},
+			[]string{"--suite", "acp", "--target", "exec", "--target-config", acpConfig("sleep 1000")}},
+		"acp exec killed": {[]string{"the validate command (sh -c kill -SEGV $$) could not be run: validate was killed by a signal (segmentation fault)"},
+			[]string{"--suite", "acp", "--target", "exec", "--target-config", acpConfig("kill -SEGV $$")}},
+		"acp exec not found": {[]string{"the validate command (sh -c no-such-validator-anywhere) exited with status 127, which is the shell saying it could not find or run a program", "not found"},
+			[]string{"--suite", "acp", "--target", "exec", "--target-config", acpConfig("no-such-validator-anywhere")}},
 		"kungfu stdio true": {[]string{`the implementation "true" did not answer sifu's hello: the implementation exited with status 0; it wrote nothing on standard error`},
 			[]string{"--suite", "kungfu", "--target", "stdio", "--cmd", "true"}},
 		"kungfu stdio garbage": {[]string{`the implementation "echo garbage" did not answer sifu's hello: the implementation wrote a line that is not a binding answer: "garbage"`},
