@@ -185,10 +185,14 @@ func (c *Config) WithSelf(path string) *Config {
 type Tools struct{ Config *Config }
 
 // Hello names the implementation, once every configured command can be
-// started: a program that is not found, or a file under {config_dir} that
-// does not exist, is a target that cannot be run, not checks that fail.
-func (t Tools) Hello(context.Context) (acp.Hello, error) {
+// started and one tool ran (probe): a program that is not found, a file
+// under {config_dir} that does not exist, or a tool that never finishes or
+// cannot run is a target that cannot be run, not checks that fail.
+func (t Tools) Hello(ctx context.Context) (acp.Hello, error) {
 	if err := t.Config.Runnable(); err != nil {
+		return acp.Hello{}, err
+	}
+	if err := t.probe(ctx); err != nil {
 		return acp.Hello{}, err
 	}
 	v := t.Config.Version
@@ -196,6 +200,48 @@ func (t Tools) Hello(context.Context) (acp.Hello, error) {
 		v = "command line"
 	}
 	return acp.Hello{Implementation: t.Config.Implementation, Version: v}, nil
+}
+
+// probe runs one tool once, before any check, in a folder of its own:
+// validate when the config has it, else init. A tool that does not finish
+// before the hello's deadline, is killed by a signal, or whose program the
+// shell cannot find or run (exit 127, 126) cannot be run; whatever else it
+// answers is for the checks to judge.
+func (t Tools) probe(ctx context.Context) error {
+	tool := "validate"
+	if _, ok := t.Config.Commands[tool]; !ok {
+		tool = "init"
+	}
+	if _, ok := t.Config.Commands[tool]; !ok {
+		return nil // append, next and wait need a folder some init made
+	}
+	root, err := os.MkdirTemp("", "sifu-acp-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(root)
+	call := acp.Call{Folder: filepath.Join(root, "collab"), Now: acp.Epoch}
+	var ans acp.Answer
+	if tool == "validate" {
+		ans, err = t.Validate(ctx, acp.ValidateRequest{Call: call})
+	} else {
+		ans, err = t.Init(ctx, acp.InitRequest{Call: call, Participants: []string{"sifu-a", "sifu-b"}, Objective: "sifu probe"})
+	}
+	argv, _ := t.Config.Argv(tool, call, nil, nil)
+	line := fmt.Sprintf("the %s command (%s)", tool, strings.Join(argv, " "))
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("%s did not finish before the hello's deadline, run once in an empty directory: %w", line, ctx.Err())
+	case err != nil:
+		var ae *engine.AdapterError
+		if errors.As(err, &ae) {
+			err = ae.Err
+		}
+		return fmt.Errorf("%s could not be run: %w", line, err)
+	case ans.Exit == 127 || ans.Exit == 126:
+		return fmt.Errorf("%s exited with status %d, which is the shell saying it could not find or run a program: %s", line, ans.Exit, tail(ans.Stderr))
+	}
+	return nil
 }
 
 // Init runs the init template.
@@ -344,7 +390,7 @@ func (t Tools) run(ctx context.Context, tool string, call acp.Call, vals map[str
 	var exit *exec.ExitError
 	if errors.As(runErr, &exit) {
 		if exit.ExitCode() < 0 {
-			return acp.Answer{}, &engine.AdapterError{Step: tool, Err: fmt.Errorf("%s was killed: %v", tool, runErr)}
+			return acp.Answer{}, &engine.AdapterError{Step: tool, Err: fmt.Errorf("%s %s", tool, proc.Ended(runErr))}
 		}
 		return acp.Answer{Exit: exit.ExitCode(), Stdout: stdout.String(), Stderr: stderr.String()}, nil
 	}

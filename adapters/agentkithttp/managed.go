@@ -42,12 +42,24 @@ type Launcher interface {
 
 // StartFailure is a gateway that exited during start-up.
 type StartFailure struct {
-	ExitCode int
+	ExitCode int    // -1 when a signal ended it
 	Stderr   string // the tail
+	// How says how it ended, in words (proc.Ended); empty means it exited
+	// with ExitCode.
+	How string
+}
+
+// Ended says how the gateway ended: "exited with status 3", "was killed by
+// a signal (segmentation fault)".
+func (e *StartFailure) Ended() string {
+	if e.How != "" {
+		return e.How
+	}
+	return fmt.Sprintf("exited with status %d", e.ExitCode)
 }
 
 func (e *StartFailure) Error() string {
-	return fmt.Sprintf("the gateway exited with status %d during start-up; stderr tail:\n%s", e.ExitCode, e.Stderr)
+	return fmt.Sprintf("the gateway %s during start-up; stderr tail:\n%s", e.Ended(), e.Stderr)
 }
 
 // NoHealth is a gateway that kept running but did not answer GET /healthz
@@ -377,7 +389,7 @@ func (m *Managed) Probe(ctx context.Context) error {
 	var sf *StartFailure
 	switch {
 	case errors.As(err, &sf):
-		pe := &ProbeError{What: fmt.Sprintf("exited with status %d before it answered GET /healthz", sf.ExitCode), Output: OneLine(sf.Stderr)}
+		pe := &ProbeError{What: sf.Ended() + " before it answered GET /healthz", Output: OneLine(sf.Stderr)}
 		switch sf.ExitCode {
 		case 127:
 			pe.What += " (the shell found no such command)"
@@ -461,8 +473,17 @@ type Remote struct {
 	Server *Stub
 }
 
-// Hello names the URL.
-func (r *Remote) Hello(context.Context) (agentkit.Hello, error) {
+// Hello names the URL, once the gateway answered GET /healthz: a URL where
+// nothing listens, that answers no HTTP, or that does not answer in time is
+// said before any check. What status and body it answers is the checks'
+// business.
+func (r *Remote) Hello(ctx context.Context) (agentkit.Hello, error) {
+	if _, err := r.Client.Do(ctx, r.URL, agentkit.Request{Method: "GET", Path: "/healthz"}); err != nil {
+		if ctx.Err() != nil {
+			return agentkit.Hello{}, fmt.Errorf("the gateway at %s gave no answer to GET /healthz in time: %w", r.URL, err)
+		}
+		return agentkit.Hello{}, fmt.Errorf("the gateway at %s did not answer GET /healthz (is it running there, and is --url right?): %w", r.URL, err)
+	}
 	return agentkit.Hello{Implementation: r.URL, Version: "remote gateway"}, nil
 }
 

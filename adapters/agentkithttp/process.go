@@ -83,7 +83,7 @@ func (p *running) Stop() error {
 func (p *running) Diagnose() string {
 	select {
 	case <-p.done:
-		return fmt.Sprintf("the gateway process exited (%v); output tail:\n%s", p.err, p.out)
+		return fmt.Sprintf("the gateway process %s; output tail:\n%s", proc.Ended(p.err), p.out)
 	default:
 		return "output tail:\n" + p.out.String()
 	}
@@ -125,7 +125,7 @@ func (p Process) Launch(ctx context.Context, dir, addr string) (Instance, error)
 			} else if pr.err == nil {
 				code = 0
 			}
-			return nil, &StartFailure{ExitCode: code, Stderr: out.String()}
+			return nil, &StartFailure{ExitCode: code, Stderr: out.String(), How: proc.Ended(pr.err)}
 		case <-ctx.Done():
 			_ = pr.Stop()
 			return nil, fmt.Errorf("waiting for the gateway to answer GET /healthz: %w; output tail:\n%s", ctx.Err(), out)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
@@ -32,29 +33,98 @@ const refusalExit = 1
 type Planner struct {
 	// Command is run through sh -c with the plan arguments appended.
 	Command string
+	// NotRunner, when set, is why the command was not taken for a planner
+	// runner (Detect); a failed probe says it too.
+	NotRunner error
 }
 
-// Hello names the command, after running it once without arguments: a
-// command the shell cannot find (exit 127) or run (exit 126) is no planner,
-// and is said so before any check. What else it does without arguments
-// (print its usage, exit 1) is its own business.
+// ProbeName, ProbeManifest and ProbeTask are the plan a command line is
+// asked for once, before any check (Hello): a manifest of one unit whose
+// intent matches the task, which any kcp-agent style planner plans.
+const (
+	ProbeName     = "sifu-probe"
+	ProbeManifest = "project: \"sifu-probe\"\nversion: \"1.0.0\"\nkcp_version: \"0.32\"\nunits:\n  - id: \"probe\"\n    path: \"probe.md\"\n    intent: \"Probe the planner\"\n"
+	ProbeTask     = "probe"
+)
+
+// Hello plans the probe (ProbeManifest, ProbeTask) once, before any check,
+// and names the command when it printed the plan JSON a planner prints. A
+// command that is no such planner is said so before any check, in one
+// sentence naming the command line and what it did: the shell found no such
+// command (exit 127) or could not run it (126), it exited with another
+// status, was killed, printed something that is no plan, or gave no answer
+// before the hello's deadline.
 func (p Planner) Hello(ctx context.Context) (kcp.Hello, error) {
-	cmd := exec.CommandContext(ctx, "sh", "-c", p.Command)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if errors.As(err, &exit) {
-		switch exit.ExitCode() {
-		case 127:
-			return kcp.Hello{}, fmt.Errorf("the shell found no such command: %s", tail(stderr.String()))
-		case 126:
-			return kcp.Hello{}, fmt.Errorf("the command cannot be run (not executable?): %s", tail(stderr.String()))
+	if err := p.probe(ctx); err != nil {
+		if p.NotRunner != nil {
+			err = fmt.Errorf("%w; nor is it a planner runner (docs/kcp-runner.md): %v", err, p.NotRunner)
 		}
-	} else if err != nil && ctx.Err() == nil {
-		return kcp.Hello{}, fmt.Errorf("run %q: %w", p.Command, err)
+		return kcp.Hello{}, err
 	}
 	return kcp.Hello{Implementation: p.Command, Version: "command line"}, nil
+}
+
+func (p Planner) probe(ctx context.Context) error {
+	args := []string{"plan", "--task", ProbeTask, "--manifest", kcp.ManifestPlaceholder, "--json"}
+	line := fmt.Sprintf("%q (run as `%s %s`)", p.Command, p.Command, strings.Join(args, " "))
+	res, ended, err := p.run(ctx, kcp.CLIRequest{Name: ProbeName, Manifest: ProbeManifest, Args: args})
+	switch {
+	case err != nil:
+		return fmt.Errorf("the planner command %s could not be run: %w", line, err)
+	case ctx.Err() != nil:
+		return &ndjson.Late{Msg: fmt.Sprintf("the planner command %s gave no answer to a one-unit plan in time%s", line, said(res)), Cause: ctx.Err()}
+	}
+	var exit *exec.ExitError
+	if errors.As(ended, &exit) {
+		switch exit.ExitCode() {
+		case 127:
+			return fmt.Errorf("the shell found no such command: %s%s", line, said(res))
+		case 126:
+			return fmt.Errorf("the shell cannot run the command (is it executable?): %s%s", line, said(res))
+		}
+	}
+	if ended != nil {
+		return fmt.Errorf("the planner command %s %s on a one-unit plan%s, where a planner prints its plan as JSON and exits 0", line, proc.Ended(ended), said(res))
+	}
+	var plan map[string]any
+	if json.Unmarshal([]byte(res.Stdout), &plan) != nil || plan["kind"] != "plan" || plan["schemaVersion"] != 1.0 {
+		return fmt.Errorf("the planner command %s exited with status 0%s, which is not the plan JSON a planner prints (an object with kind \"plan\" and schemaVersion 1)", line, said(res))
+	}
+	return nil
+}
+
+// said is what a command printed, for a message: the first lines of its
+// standard output and of its standard error, or that it printed nothing.
+func said(res kcp.CLIResult) string {
+	out, errs := firstLines(res.Stdout), firstLines(res.Stderr)
+	switch {
+	case out == "" && errs == "":
+		return " and printed nothing"
+	case errs == "":
+		return fmt.Sprintf(" and printed %q", out)
+	case out == "":
+		return fmt.Sprintf(" and wrote %q on standard error", errs)
+	}
+	return fmt.Sprintf(" and printed %q (standard error: %q)", out, errs)
+}
+
+// firstLines is the first three non-blank lines of s, joined by " | ", at
+// most 300 bytes.
+func firstLines(s string) string {
+	var lines []string
+	for _, l := range strings.Split(s, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+		if len(lines) == 3 {
+			break
+		}
+	}
+	out := strings.Join(lines, " | ")
+	if len(out) > 300 {
+		out = strings.ToValidUTF8(out[:300], "") + "…"
+	}
+	return out
 }
 
 // PerProcess is true: every plan is a process.
@@ -185,9 +255,30 @@ func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any,
 // the arguments (that path in place of "<manifest>") and TZ=UTC, and
 // returns its exit code and output with the path written back.
 func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
-	dir, manifest, rest, err := req.Materialize()
+	res, ended, err := p.run(ctx, req)
 	if err != nil {
 		return kcp.CLIResult{}, err
+	}
+	if ctx.Err() != nil {
+		return kcp.CLIResult{}, fmt.Errorf("the planner did not answer: %w (stderr: %s)", ctx.Err(), tail(res.Stderr))
+	}
+	var exit *exec.ExitError
+	switch {
+	case errors.As(ended, &exit) && exit.ExitCode() >= 0:
+		res.Exit = exit.ExitCode()
+	case ended != nil:
+		return kcp.CLIResult{}, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("the planner %s; stderr: %s", proc.Ended(ended), tail(res.Stderr))}
+	}
+	return res, nil
+}
+
+// run runs the command line of req and returns what it printed, with the
+// manifest's path written back, and what cmd.Run said of its end (ended);
+// err is a command that could not be prepared.
+func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult, ended, err error) {
+	dir, manifest, rest, err := req.Materialize()
+	if err != nil {
+		return kcp.CLIResult{}, nil, err
 	}
 	defer os.RemoveAll(dir)
 	args := append([]string{"-c", p.Command + ` "$@"`, "sh"}, rest...)
@@ -200,19 +291,9 @@ func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	runErr := cmd.Run()
-	if ctx.Err() != nil {
-		return kcp.CLIResult{}, fmt.Errorf("the planner did not answer: %w (stderr: %s)", ctx.Err(), tail(stderr.String()))
-	}
-	res := kcp.CLIResult{Stdout: kcp.UnplaceManifest(stdout.String(), manifest), Stderr: kcp.UnplaceManifest(stderr.String(), manifest)}
-	var exit *exec.ExitError
-	switch {
-	case errors.As(runErr, &exit) && exit.ExitCode() >= 0:
-		res.Exit = exit.ExitCode()
-	case runErr != nil:
-		return kcp.CLIResult{}, &engine.AdapterError{Step: "plan", Err: fmt.Errorf("%v; stderr: %s", runErr, tail(stderr.String()))}
-	}
-	return res, nil
+	ended = cmd.Run()
+	res = kcp.CLIResult{Stdout: kcp.UnplaceManifest(stdout.String(), manifest), Stderr: kcp.UnplaceManifest(stderr.String(), manifest)}
+	return res, ended, nil
 }
 
 func tail(s string) string {

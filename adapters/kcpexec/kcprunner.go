@@ -82,17 +82,27 @@ func StartRunner(ctx context.Context, command string) (*Runner, error) {
 }
 
 // Detect starts command and says hello. A hello answer within
-// DetectTimeout means a runner, which it returns running; anything else
-// (no answer, a line that is no answer, an exit) means a plain command
-// line: it returns nil, and the process is gone.
-func Detect(ctx context.Context, command string) *Runner {
-	ctx, cancel := context.WithTimeout(ctx, DetectTimeout)
-	defer cancel()
-	r, err := StartRunner(ctx, command)
-	if err != nil {
-		return nil
+// DetectTimeout, or within half the time ctx has left when that is
+// shorter (the other half is the command line's probe plan, Planner.Hello),
+// means a runner, which it returns running; anything else (no answer, a
+// line that is no answer, an exit) means a plain command line: it returns
+// nil and why the command is no runner, and the process is gone.
+func Detect(ctx context.Context, command string) (*Runner, error) {
+	limit := DetectTimeout
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline)/2 < limit {
+		limit = time.Until(deadline) / 2
 	}
-	return r
+	dctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	r, err := StartRunner(dctx, command)
+	var ae *engine.AdapterError
+	if errors.As(err, &ae) {
+		err = ae.Err
+	}
+	if err != nil && dctx.Err() != nil && ctx.Err() == nil {
+		err = fmt.Errorf("%w (it was given %s)", err, limit.Round(time.Millisecond))
+	}
+	return r, err
 }
 
 // startLocked starts the process and waits for its hello; r.mu is held.
@@ -117,6 +127,15 @@ func (r *Runner) startLocked(ctx context.Context) (*ndjson.Conn, error) {
 		p.Kill()
 		<-p.Done()
 		r.proc = nil
+		var ae *engine.AdapterError
+		switch {
+		case ctx.Err() != nil:
+			err = &ndjson.Late{Msg: fmt.Sprintf("the planner runner %q gave no answer to sifu's hello in time%s", r.command, stderrSaid(p.Stderr())), Cause: ctx.Err()}
+		case errors.As(err, &ae):
+			err = fmt.Errorf("the planner runner %q did not answer sifu's hello: %w", r.command, ae.Err)
+		default:
+			err = fmt.Errorf("the planner runner %q did not answer sifu's hello: %w", r.command, err)
+		}
 		return nil, &engine.AdapterError{Step: "hello", Err: err}
 	}
 	r.hello = h
@@ -165,7 +184,7 @@ func (r *Runner) callOn(ctx context.Context, p *ndjson.Conn, req map[string]any)
 	case ndjson.IsStopped(err):
 		return runnerAnswer{}, &engine.AdapterError{Step: op, Err: err}
 	case err != nil:
-		return runnerAnswer{}, fmt.Errorf("the runner did not answer %s: %w (stderr: %s)", op, err, p.Stderr())
+		return runnerAnswer{}, fmt.Errorf("the runner did not answer %s: %w%s", op, err, stderrSaid(p.Stderr()))
 	}
 	var a runnerAnswer
 	if err := json.Unmarshal(raw, &a); err != nil {
@@ -255,6 +274,15 @@ func (r *Runner) Assess(ctx context.Context, req kcp.AssessRequest) (map[string]
 		return nil, err
 	}
 	return r.answer("assess", "verdict", a)
+}
+
+// stderrSaid is the end of a runner's standard error, for a message, or
+// nothing when it wrote none.
+func stderrSaid(tail string) string {
+	if tail == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (its standard error ends: %q)", tail)
 }
 
 func orEmptyList(l []any) []any {

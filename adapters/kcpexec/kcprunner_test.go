@@ -22,6 +22,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("SIFU_KCP_SERVE_HELPER") == "1" {
 		os.Exit(kcpcli.CLI{Name: "sifu-kcp", Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}.Main([]string{"--serve"}))
 	}
+	if os.Getenv("SIFU_KCP_CLI_HELPER") == "1" {
+		os.Exit(kcpcli.CLI{Name: "sifu-kcp", Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr}.Main(os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
 
@@ -81,7 +84,7 @@ func TestRunnerAgainstTheGoServer(t *testing.T) {
 // TestDetect: a runner is told from a command line by its hello.
 func TestDetect(t *testing.T) {
 	ctx := context.Background()
-	if r := Detect(ctx, serveCommand(t)); r == nil {
+	if r, _ := Detect(ctx, serveCommand(t)); r == nil {
 		t.Error("the Go server was not detected as a runner")
 	} else {
 		r.Close()
@@ -93,7 +96,7 @@ func TestDetect(t *testing.T) {
 		if cmd != "sleep 5" {
 			c = ctx
 		}
-		if r := Detect(c, cmd); r != nil {
+		if r, _ := Detect(c, cmd); r != nil {
 			r.Close()
 			t.Errorf("%q was taken for a runner", cmd)
 		}

@@ -97,6 +97,9 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 func (c *Client) Hello(ctx context.Context) (kungfu.Hello, error) {
 	var h kungfu.Hello
 	raw, _, err := c.send(ctx, c.retried, http.MethodGet, "/kungfu/v1/hello", "", nil, "hello")
+	if err != nil && ctx.Err() != nil {
+		return h, fmt.Errorf("the server at %s gave no answer to GET /kungfu/v1/hello in time: %w", c.once.BaseURL, err)
+	}
 	if err != nil {
 		return h, err
 	}

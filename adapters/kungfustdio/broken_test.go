@@ -162,3 +162,19 @@ func TestStderrTailIsQuotedWhole(t *testing.T) {
 		})
 	}
 }
+
+// TestARefusedHelloSaysWhy: an implementation that answers the hello with
+// ok false is said to have refused it, with its rejection, or, when it gives
+// none, that it did not say why; Go's "<nil>" never reaches the user.
+func TestARefusedHelloSaysWhy(t *testing.T) {
+	for answer, want := range map[string]string{
+		`{"id":1,"ok":false}`: "the implementation refused the hello without saying why",
+		`{"id":1,"ok":false,"rejection":{"reason":"unavailable","next_step":"retry","message":"warming up"}}`: "the implementation refused the hello: unavailable: warming up (next step retry)",
+	} {
+		p := start(t, `read line; echo '`+answer+`'; sleep 30`)
+		_, err := p.Hello(ctx(t, 10*time.Second))
+		if err == nil || !strings.Contains(err.Error(), want) || strings.Contains(err.Error(), "<nil>") {
+			t.Errorf("answer %s: %v, want %q", answer, err, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package kungfustdio
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -173,10 +174,17 @@ func BindingSchemaRef(def string) string { return "kungfu-binding.schema.json#/$
 func (p *Process) Hello(ctx context.Context) (kungfu.Hello, error) {
 	a, err := p.call(ctx, Request{Op: "hello"})
 	if err != nil {
-		return kungfu.Hello{}, err
+		if ctx.Err() != nil {
+			return kungfu.Hello{}, &ndjson.Late{Msg: fmt.Sprintf("the implementation %q gave no answer to sifu's hello in time", p.command), Cause: err}
+		}
+		var ae *engine.AdapterError
+		if errors.As(err, &ae) {
+			err = ae.Err
+		}
+		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: fmt.Errorf("the implementation %q did not answer sifu's hello: %w", p.command, err)}
 	}
 	if !a.ok() {
-		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: fmt.Errorf("hello was refused: %v", a.doc["rejection"])}
+		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: refusedHello(a.doc)}
 	}
 	if err := p.schemas.ValidateValue(BindingSchemaRef("hello"), "hello answer", a.doc["result"]); err != nil {
 		return kungfu.Hello{}, &engine.AdapterError{Step: "hello", Err: err}
@@ -188,6 +196,21 @@ func (p *Process) Hello(ctx context.Context) (kungfu.Hello, error) {
 	p.restart = h.Supports(kungfu.ControlRestart)
 	p.mu.Unlock()
 	return h, nil
+}
+
+// refusedHello says why an answer to the hello that is not ok refused it:
+// the rejection it gave, or that it gave none.
+func refusedHello(doc map[string]any) error {
+	r, ok := doc["rejection"].(map[string]any)
+	if !ok {
+		line, _ := json.Marshal(doc)
+		return fmt.Errorf("the implementation refused the hello without saying why (its answer %s has ok false and no rejection); it must answer the hello with ok true and who it is (docs/binding.md)", line)
+	}
+	rej := &kungfu.Rejection{}
+	rej.Reason, _ = r["reason"].(string)
+	rej.NextStep, _ = r["next_step"].(string)
+	rej.Message, _ = r["message"].(string)
+	return fmt.Errorf("the implementation refused the hello: %s; it must answer the hello with ok true and who it is (docs/binding.md)", rej)
 }
 
 // Act performs an action.

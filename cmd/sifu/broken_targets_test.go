@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -208,6 +210,15 @@ func TestBrokenStdioTargets(t *testing.T) {
 	}
 }
 
+// kcpPlannerAfterProbe is a planner command line that plans sifu's probe
+// (the plan before any check), prints its usage and exits 2 without
+// arguments, as kcp-agent does, and otherwise runs snippet: a planner broken
+// after the probe (see TestTargetBrokenFromTheStartIsAUsageError for ones
+// that are not).
+func kcpPlannerAfterProbe(snippet string) string {
+	return `case "$*" in *sifu-probe*) echo '{"kind":"plan","schemaVersion":1}';; "") echo usage >&2; exit 2;; *) ` + snippet + `;; esac; true`
+}
+
 // TestBrokenKCPPlanners: whole KCP runs against planner commands that
 // crash, hang, answer garbage, answer slowly or answer another schema.
 func TestBrokenKCPPlanners(t *testing.T) {
@@ -216,16 +227,209 @@ func TestBrokenKCPPlanners(t *testing.T) {
 		command     string
 		wantTimeout bool
 	}{
-		"crash":        {`echo "panic: nil map" >&2; exit 2; true`, false},
-		"hang":         {`sleep 30; true`, true},
-		"garbage":      {`echo "Segmentation fault"; true`, false},
-		"slow":         {`sleep 5; echo '{"kind":"plan","schemaVersion":1}'; true`, true},
-		"other schema": {`echo '{"kind":"tree","schemaVersion":1,"units":[]}'; true`, false},
+		"crash":        {`echo "panic: nil map" >&2; exit 2`, false},
+		"hang":         {`sleep 30`, true},
+		"garbage":      {`echo "Segmentation fault"`, false},
+		"slow":         {`sleep 5; echo '{"kind":"plan","schemaVersion":1}'`, true},
+		"other schema": {`echo '{"kind":"tree","schemaVersion":1,"units":[]}'`, false},
 	}
 	for name, m := range modes {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			brokenRun(t, m.wantTimeout, "--suite", "kcp", "--target", "exec", "--cmd", m.command, "--rule", "KCP-4", "--timeout", "300ms")
+			brokenRun(t, m.wantTimeout, "--suite", "kcp", "--target", "exec", "--cmd", kcpPlannerAfterProbe(m.command), "--rule", "KCP-4", "--timeout", "300ms")
+		})
+	}
+}
+
+// TestKCPPlannersThatNeverPlanAreUsageErrors: a KCP planner command (one
+// process per plan) or runner that is silent, exits, or speaks garbage
+// from the start ends the run before any check with exit 2 and one message
+// naming the command and what it did, never as hundreds of verdicts; one
+// that never answers is given up on at the hello's bound (--request-timeout),
+// not after every check's --timeout.
+func TestKCPPlannersThatNeverPlanAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	config := func(protocol string) string {
+		path := filepath.Join(t.TempDir(), protocol+".yaml")
+		if err := os.WriteFile(path, []byte("protocol: "+protocol+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := []struct {
+		cmd, protocol string
+		want          []string
+	}{
+		{"true", "detect", []string{`the planner command "true" (run as ` + "`true plan --task probe --manifest <manifest> --json`" + `) exited with status 0 and printed nothing`, `nor is it a planner runner`, `the runner exited with status 0`}},
+		{"true", "cli", []string{`the planner command "true"`, `exited with status 0 and printed nothing, which is not the plan JSON a planner prints`}},
+		{"true", "runner", []string{`the planner runner "true" did not answer sifu's hello: the runner exited with status 0; it wrote nothing on standard error`}},
+		{"echo garbage", "detect", []string{`the planner command "echo garbage"`, `printed "garbage plan --task probe`, `the runner wrote a line that is not an answer: "garbage"`}},
+		{"echo garbage", "cli", []string{`the planner command "echo garbage"`, `printed "garbage plan --task probe`}},
+		{"echo garbage", "runner", []string{`the planner runner "echo garbage" did not answer sifu's hello: the runner wrote a line that is not an answer: "garbage"`}},
+		{"sleep 1000; true", "detect", []string{"within 400ms (--request-timeout bounds the hello", `the planner command "sleep 1000; true"`, "gave no answer to a one-unit plan in time"}},
+		{"sleep 1000; true", "cli", []string{"within 400ms (--request-timeout bounds the hello", `the planner command "sleep 1000; true"`, "gave no answer to a one-unit plan in time"}},
+		{"sleep 1000; true", "runner", []string{"within 400ms (--request-timeout bounds the hello", `the planner runner "sleep 1000; true" gave no answer to sifu's hello in time`}},
+	}
+	for _, c := range cases {
+		t.Run(c.protocol+" "+c.cmd, func(t *testing.T) {
+			t.Parallel()
+			out := t.TempDir()
+			// The default --timeout (30s) would bound each check; the hello
+			// is bounded by --request-timeout.
+			args := []string{"run", "-q", "--suite", "kcp", "--out", out, "--target", "exec", "--cmd", c.cmd,
+				"--target-config", config(c.protocol), "--request-timeout", "400ms"}
+			done := make(chan error, 1)
+			go func() {
+				_, err := sifuCLI(t, args...)
+				done <- err
+			}()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(25 * time.Second): // a hang guard, below the 30s --timeout
+				t.Fatalf("sifu %v did not give up on the hello at --request-timeout 400ms", args)
+			}
+			var ue *runner.UnreachableError
+			if !errors.As(err, &ue) {
+				t.Fatalf("%v, want the target reported unreachable (exit 2)", err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("the message lacks %q:\n%v", w, err)
+				}
+			}
+			for _, leak := range []string{"<nil>", "adapter: ", `stderr tail: ""`} {
+				if strings.Contains(err.Error(), leak) {
+					t.Errorf("the message leaks %q:\n%v", leak, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+				t.Error("results were written although no check ran")
+			}
+		})
+	}
+}
+
+// unreachableRun runs `sifu run` with args and a short --request-timeout
+// (the hello's bound; --timeout keeps its 30s default) and checks that it
+// ends before any check, as an unreachable target (exit 2), with a message
+// holding every want and no Go internals.
+func unreachableRun(t *testing.T, want []string, args ...string) {
+	t.Helper()
+	out := t.TempDir()
+	args = append([]string{"run", "-q", "--out", out, "--request-timeout", "400ms"}, args...)
+	done := make(chan error, 1)
+	go func() {
+		_, err := sifuCLI(t, args...)
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(25 * time.Second): // a hang guard, below the 30s --timeout
+		t.Fatalf("sifu %v did not give up on the hello at --request-timeout 400ms", args)
+	}
+	var ue *runner.UnreachableError
+	if !errors.As(err, &ue) {
+		t.Fatalf("sifu %v: %v, want the target reported unreachable (exit 2)", args, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("the message lacks %q:\n%v", w, err)
+		}
+	}
+	for _, leak := range []string{"<nil>", "adapter: ", `stderr tail: ""`, "broken pipe"} {
+		if strings.Contains(err.Error(), leak) {
+			t.Errorf("the message leaks %q:\n%v", leak, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
+		t.Error("results were written although no check ran")
+	}
+}
+
+// tcpServer accepts connections and hands each to serve; it stops with the
+// test.
+func tcpServer(t *testing.T, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop := make(chan struct{})
+	t.Cleanup(func() { close(stop); ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer c.Close()
+				serve(c)
+				<-stop
+			}()
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// TestTargetsThatNeverAnswerAreUsageErrors: a Kungfu or agent-kit target
+// that is not there, never answers, exits or speaks garbage from the start
+// ends the run before any check with exit 2 and one message naming the
+// command or URL and what it did; one that never answers is given up on at
+// the hello's bound, --request-timeout.
+func TestTargetsThatNeverAnswerAreUsageErrors(t *testing.T) {
+	t.Parallel()
+	silent := tcpServer(t, func(net.Conn) {})
+	garbage := tcpServer(t, func(c net.Conn) { _, _ = c.Write([]byte("SSH-2.0-OpenSSH_9.6\r\n")); c.Close() })
+	closed := freeAddr(t)
+	stubConfig := func() string {
+		path := filepath.Join(t.TempDir(), "target.yaml")
+		if err := os.WriteFile(path, []byte("stub_addr: "+freeAddr(t)+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	acpConfig := func(validate string) string {
+		path := filepath.Join(t.TempDir(), "acp.json")
+		cfg := `{"schemas":["v1"],"commands":{"init":{"argv":["sh","-c","exit 0"]},"validate":{"argv":["sh","-c",` + strconv.Quote(validate) + `]}}}`
+		if err := os.WriteFile(path, []byte(cfg), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	cases := map[string]struct {
+		want []string
+		args []string
+	}{
+		"acp exec silent": {[]string{"within 400ms (--request-timeout bounds the hello", "the validate command (sh -c sleep 1000) did not finish before the hello's deadline"},
+			[]string{"--suite", "acp", "--target", "exec", "--target-config", acpConfig("sleep 1000")}},
+		"acp exec killed": {[]string{"the validate command (sh -c kill -SEGV $$) could not be run: validate was killed by a signal (segmentation fault)"},
+			[]string{"--suite", "acp", "--target", "exec", "--target-config", acpConfig("kill -SEGV $$")}},
+		"acp exec not found": {[]string{"the validate command (sh -c no-such-validator-anywhere) exited with status 127, which is the shell saying it could not find or run a program", "not found"},
+			[]string{"--suite", "acp", "--target", "exec", "--target-config", acpConfig("no-such-validator-anywhere")}},
+		"kungfu stdio true": {[]string{`the implementation "true" did not answer sifu's hello: the implementation exited with status 0; it wrote nothing on standard error`},
+			[]string{"--suite", "kungfu", "--target", "stdio", "--cmd", "true"}},
+		"kungfu stdio garbage": {[]string{`the implementation "echo garbage" did not answer sifu's hello: the implementation wrote a line that is not a binding answer: "garbage"`},
+			[]string{"--suite", "kungfu", "--target", "stdio", "--cmd", "echo garbage"}},
+		"kungfu stdio silent": {[]string{"within 400ms (--request-timeout bounds the hello", `the implementation "sleep 1000" gave no answer to sifu's hello in time`},
+			[]string{"--suite", "kungfu", "--target", "stdio", "--cmd", "sleep 1000"}},
+		"kungfu http silent": {[]string{"within 400ms (--request-timeout bounds the hello", "the server at http://" + silent + " gave no answer to GET /kungfu/v1/hello in time"},
+			[]string{"--suite", "kungfu", "--target", "http", "--url", "http://" + silent}},
+		"kungfu http garbage": {[]string{"http://" + garbage + "/kungfu/v1/hello", "malformed HTTP"},
+			[]string{"--suite", "kungfu", "--target", "http", "--url", "http://" + garbage}},
+		"agentkit http closed": {[]string{"the gateway at http://" + closed + " did not answer GET /healthz (is it running there, and is --url right?)", "connection refused"},
+			[]string{"--suite", "agentkit", "--target", "http", "--url", "http://" + closed, "--target-config", stubConfig()}},
+		"agentkit http silent": {[]string{"the gateway at http://" + silent, "GET /healthz"},
+			[]string{"--suite", "agentkit", "--target", "http", "--url", "http://" + silent, "--target-config", stubConfig()}},
+		"agentkit http garbage": {[]string{"the gateway at http://" + garbage + " did not answer GET /healthz", "malformed HTTP"},
+			[]string{"--suite", "agentkit", "--target", "http", "--url", "http://" + garbage, "--target-config", stubConfig()}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			unreachableRun(t, c.want, c.args...)
 		})
 	}
 }

@@ -100,7 +100,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *targetFlags) {
 	fl.StringVar(&f.command, "cmd", "", "command that speaks the binding on stdin/stdout (--target stdio)")
 	fl.StringVar(&f.tokenEnv, "control-token-env", "SIFU_CONTROL_TOKEN", "environment variable holding the control token (--target http)")
 	fl.StringVar(&f.tokenFile, "control-token-file", "", "file holding the control token (--target http); never printed")
-	fl.DurationVar(&f.requestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http)")
+	fl.DurationVar(&f.requestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http), and for any target's hello before the first check")
 	fl.StringVar(&f.startCmd, "start-cmd", "", "command sifu starts (and restarts) per check, for suites that drive a server they launch")
 	fl.StringVar(&f.targetConfig, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
 	fl.StringVar(&f.mutant, "mutant", "", "plant this named fault in the bundled reference (--target inproc); see sifu selftest")

@@ -127,7 +127,7 @@ func (c *Conn) readLoop(stdout io.Reader) {
 		c.Kill()
 	}
 	err := c.cmd.Wait()
-	c.Fail(fmt.Errorf("%s exited (%v)", c.opts.Who, err))
+	c.Fail(fmt.Errorf("%s %s", c.opts.Who, proc.Ended(err)))
 	close(c.done)
 }
 
@@ -193,7 +193,12 @@ type Stopped struct {
 	Stderr string
 }
 
-func (e *Stopped) Error() string { return fmt.Sprintf("%v; stderr tail: %q", e.Why, e.Stderr) }
+func (e *Stopped) Error() string {
+	if e.Stderr == "" {
+		return fmt.Sprintf("%v; it wrote nothing on standard error", e.Why)
+	}
+	return fmt.Sprintf("%v; its standard error ends: %q", e.Why, e.Stderr)
+}
 func (e *Stopped) Unwrap() error { return e.Why }
 
 // stopped is the error of a request the process will not answer. It quotes
@@ -226,7 +231,17 @@ func (c *Conn) Call(ctx context.Context, key string, line []byte) ([]byte, error
 	_, err := c.stdin.Write(append(line, '\n'))
 	c.writeMu.Unlock()
 	if err != nil {
-		why := c.Dead() // a stream that was cut reports the cut
+		// A process that exited (or whose stream was cut) before it read
+		// the request: say why it stopped, once its end is read, rather
+		// than the broken pipe.
+		select {
+		case <-c.done:
+		case <-time.After(2 * time.Second):
+		}
+		c.mu.Lock()
+		delete(c.pending, key)
+		c.mu.Unlock()
+		why := c.Dead()
 		if why == nil {
 			why = fmt.Errorf("write to %s: %w", c.opts.Who, err)
 		}
@@ -245,6 +260,16 @@ func (c *Conn) Call(ctx context.Context, key string, line []byte) ([]byte, error
 		return nil, ctx.Err()
 	}
 }
+
+// Late is a request that got no answer before its deadline: Msg says so in
+// words, and Cause (the context's error) stays in the chain for errors.Is.
+type Late struct {
+	Msg   string
+	Cause error
+}
+
+func (e *Late) Error() string { return e.Msg }
+func (e *Late) Unwrap() error { return e.Cause }
 
 // IsStopped reports whether err is a request the process will not answer.
 func IsStopped(err error) bool {

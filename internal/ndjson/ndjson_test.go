@@ -59,3 +59,30 @@ func TestALineThatIsNoAnswerBreaksTheConnection(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// TestAnExitIsSaidInWords: a process that exits, even with status 0, is said
+// to have exited with its status, and one that wrote nothing on standard
+// error is said so; Go's "<nil>" and an empty quoted tail never reach the
+// user.
+func TestAnExitIsSaidInWords(t *testing.T) {
+	for script, want := range map[string]string{
+		"read l; exit 0":        "the process exited with status 0; it wrote nothing on standard error",
+		"exit 0":                "the process exited with status 0; it wrote nothing on standard error", // before it read the request: no "broken pipe"
+		"read l; exit 4":        "the process exited with status 4; it wrote nothing on standard error",
+		"read l; kill -SEGV $$": "the process was killed by a signal (segmentation fault); it wrote nothing on standard error",
+	} {
+		c, err := Start(script, opts())
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Call(context.Background(), "1", []byte(`{"id":1}`))
+		if err == nil || err.Error() != want {
+			t.Errorf("sh -c %q: %v, want %q", script, err, want)
+		}
+		for _, leak := range []string{"<nil>", `""`, "exited ("} {
+			if err != nil && strings.Contains(err.Error(), leak) {
+				t.Errorf("sh -c %q: %q leaks %s", script, err, leak)
+			}
+		}
+	}
+}

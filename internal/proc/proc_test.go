@@ -39,3 +39,18 @@ func TestKillEndsTheGroup(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestEndedIsASentence: how a process ended is said in words, never as Go's
+// "<nil>" or a bare error value.
+func TestEndedIsASentence(t *testing.T) {
+	for script, want := range map[string]string{
+		"exit 0":        "exited with status 0",
+		"exit 3":        "exited with status 3",
+		"kill -SEGV $$": "was killed by a signal (segmentation fault)",
+	} {
+		got := Ended(exec.Command("sh", "-c", script).Run())
+		if got != want {
+			t.Errorf("sh -c %q: %q, want %q", script, got, want)
+		}
+	}
+}

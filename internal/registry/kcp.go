@@ -101,10 +101,11 @@ func kcpExec(spec Spec) (kcp.RunTarget, error) {
 				runnerProc, startErr = kcpexec.StartRunner(ctx, spec.Command)
 				target = runnerProc
 			default:
-				if runnerProc = kcpexec.Detect(ctx, spec.Command); runnerProc != nil {
+				var notRunner error
+				if runnerProc, notRunner = kcpexec.Detect(ctx, spec.Command); runnerProc != nil {
 					target = runnerProc
 				} else {
-					target = kcpexec.Planner{Command: spec.Command}
+					target = kcpexec.Planner{Command: spec.Command, NotRunner: notRunner}
 				}
 			}
 		})

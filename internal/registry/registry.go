@@ -42,7 +42,8 @@ type Spec struct {
 	StartCommand string
 	// ControlToken is presented on control requests (kungfu over http).
 	ControlToken string
-	// RequestTimeout bounds one request (http, agentkit).
+	// RequestTimeout bounds one request (http, agentkit), and every
+	// target's hello before the first check (Config.HelloTimeout).
 	RequestTimeout time.Duration
 	// Config is a suite-specific file describing how to drive the
 	// implementation (--target-config).

@@ -77,7 +77,7 @@ func (req RunRequest) config(t *Subject, only []string) runner.Config {
 	}
 	return runner.Config{Shard: req.Select.Shard, Only: only, Rerun: req.Rerun,
 		Target: t, TargetName: t.Kind, Profiles: req.Select.Profiles, Tags: tags, Rules: req.Select.Rules, Checks: req.Select.Checks,
-		Timeout: req.Timeout, Concurrency: req.Concurrency, Harness: Harness(), Conditions: req.Spec.Conditions(), Repeat: req.Repeat,
+		Timeout: req.Timeout, HelloTimeout: req.Spec.RequestTimeout, Concurrency: req.Concurrency, Harness: Harness(), Conditions: req.Spec.Conditions(), Repeat: req.Repeat,
 		Progress: req.Progress, Ended: req.Ended}
 }
 

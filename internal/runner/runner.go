@@ -284,14 +284,18 @@ func files(fsys fs.FS, dir, ext string) ([]string, error) {
 
 // Config says what to run and how.
 type Config struct {
-	Target      Target
-	TargetName  string
-	Profiles    []string // empty: the profiles the target claims
-	Tags        string
-	Rules       []string
-	Timeout     time.Duration // per check; zero means 30s
-	Concurrency int           // zero means the target's Workers, or GOMAXPROCS
-	Progress    io.Writer     // one line per finished check; nil for silence
+	Target     Target
+	TargetName string
+	Profiles   []string // empty: the profiles the target claims
+	Tags       string
+	Rules      []string
+	Timeout    time.Duration // per check; zero means 30s
+	// HelloTimeout bounds the target's hello (Describe), which is one
+	// request: the request timeout of the target (--request-timeout). The
+	// shorter of it and Timeout applies; zero means Timeout.
+	HelloTimeout time.Duration
+	Concurrency  int       // zero means the target's Workers, or GOMAXPROCS
+	Progress     io.Writer // one line per finished check; nil for silence
 	// Ended, when set, is called after each check with how many checks of
 	// the run have ended (a terminal's progress line).
 	Ended   func(done, total int)
@@ -317,8 +321,7 @@ type Config struct {
 	Repeat int
 }
 
-// checkTimeout is the time limit of an ordinary check, and of the target's
-// hello.
+// checkTimeout is the time limit of an ordinary check.
 func (cfg Config) checkTimeout() time.Duration {
 	if cfg.Timeout <= 0 {
 		return 30 * time.Second
@@ -333,6 +336,15 @@ func (cfg Config) Limit(c engine.Check) time.Duration {
 	return cfg.checkTimeout() * time.Duration(c.TimeFactor())
 }
 
+// helloTimeout is the time limit of the target's hello, and the flag that
+// sets it: the request timeout, unless a check's limit is shorter.
+func (cfg Config) helloTimeout() (time.Duration, string) {
+	if limit := cfg.checkTimeout(); cfg.HelloTimeout <= 0 || limit <= cfg.HelloTimeout {
+		return limit, "--timeout"
+	}
+	return cfg.HelloTimeout, "--request-timeout"
+}
+
 // UnreachableError is a target that could not be reached, started or asked
 // who it is, before any check ran: nothing about the implementation's
 // conformance follows from it, so the CLI exits 2 with one message.
@@ -343,6 +355,18 @@ type UnreachableError struct {
 
 func (e *UnreachableError) Error() string {
 	return fmt.Sprintf("target %s could not be reached or started, so no check ran: %v", e.Target, e.Err)
+}
+
+// helloError is why a hello failed, without the adapter's "adapter: step:"
+// prefix: what the adapter was doing is the hello, which the message says.
+func helloError(err error) error {
+	for {
+		ae, ok := err.(*engine.AdapterError)
+		if !ok {
+			return err
+		}
+		err = ae.Err
+	}
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
@@ -510,15 +534,17 @@ type Chosen struct {
 // asks for (profiles, tags, rules, check patterns, shard, rerun), without
 // running any.
 func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
-	// The hello is bounded like any check: a target that never answers it
-	// must not hang the run, even one that does not heed its context.
-	limit := cfg.checkTimeout()
+	// The hello is one request, bounded by the request timeout (and never
+	// longer than a check): a target that never answers it must not hang
+	// the run, even one that does not heed its context.
+	limit, flag := cfg.helloTimeout()
 	dctx, cancel := context.WithTimeout(ctx, limit)
 	desc, err := describe(dctx, cfg.Target)
 	cancel()
 	if err != nil {
+		err = helloError(err)
 		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer within %s (--timeout): %w", limit, err)}
+			return nil, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer its hello within %s (%s bounds the hello; raise it for a target that starts slowly): %w", limit, flag, err)}
 		}
 		return nil, &UnreachableError{Target: cfg.TargetName, Err: err}
 	}
