@@ -156,4 +156,8 @@ type Exchange struct {
 	// "violation", or "error" (anything else, which fails the check).
 	ErrorKind string        `json:"error_kind,omitempty"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
+	// Redacted lists the JSON pointers (into this exchange as written:
+	// "/params/secret", "/outcome/result/secret") whose secrets the
+	// transcript replaced by Redacted (Vocabulary.Secrets).
+	Redacted []string `json:"redacted,omitempty"`
 }

@@ -683,7 +683,7 @@ func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, timeout 
 		return t
 	}
 	defer release()
-	v := runGuarded(cctx, c, exec)
+	v := runGuarded(cctx, c, exec, p.Suite.Vocabulary)
 	if v.Status == engine.Fail && errors.Is(cctx.Err(), context.DeadlineExceeded) {
 		v.Status = engine.Timeout
 		v.Message = fmt.Sprintf("no verdict within %s: %s", timeout, v.Message)
@@ -799,15 +799,16 @@ func isShared(t Target) bool {
 	return ok && st.Shared()
 }
 
-// runGuarded runs a check and turns a panic in an executor or adapter into a
+// runGuarded runs a check, its transcript recorded as the suite's
+// vocabulary says, and turns a panic in an executor or adapter into a
 // harness_error instead of crashing the run.
-func runGuarded(ctx context.Context, c engine.Check, exec engine.Executor) (v engine.Verdict) {
+func runGuarded(ctx context.Context, c engine.Check, exec engine.Executor, vocab engine.Vocabulary) (v engine.Verdict) {
 	defer func() {
 		if r := recover(); r != nil {
 			v = engine.Verdict{Status: engine.HarnessError, Message: fmt.Sprintf("the adapter panicked: %v", r)}
 		}
 	}()
-	return engine.Run(ctx, c, exec)
+	return engine.RunRecording(ctx, c, exec, vocab)
 }
 
 // ruleVerdicts folds test verdicts into one verdict per rule in scope. With
