@@ -189,9 +189,10 @@ func firstLine(s string) string {
 // dir, creating it. Files are written to a temporary name first so an
 // interrupted run never leaves a truncated report.
 //
-// The transcript holds each exchange as the session recorded it, its
-// secrets already redacted where the suite declares them
-// (engine.Vocabulary).
+// The transcript holds each exchange as the session recorded it (its
+// secrets already redacted, engine.Vocabulary): an outcome that differs
+// little from an earlier one of the same test is written as the JSON Patch
+// (RFC 6902) that makes it from that one (see encodeTranscript).
 func WriteDir(dir string, r *Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
@@ -205,11 +206,11 @@ func WriteDir(dir string, r *Run) error {
 			continue
 		}
 		t.Lines = &LineRange{From: line + 1}
-		for _, ex := range t.Transcript {
-			raw, err := json.Marshal(transcriptLine{Test: t.ID, Exchange: ex})
-			if err != nil {
-				return fmt.Errorf("transcript of %s: %w", t.ID, err)
-			}
+		lines, err := encodeTranscript(t.ID, t.Transcript, line+1)
+		if err != nil {
+			return fmt.Errorf("transcript of %s: %w", t.ID, err)
+		}
+		for _, raw := range lines {
 			transcript.Write(raw)
 			transcript.WriteByte('\n')
 			line++
@@ -228,12 +229,6 @@ func WriteDir(dir string, r *Run) error {
 		return err
 	}
 	return writeFile(filepath.Join(dir, "junit.xml"), func(w io.Writer) error { return WriteJUnit(w, r) })
-}
-
-// transcriptLine is one exchange of one test in transcript.jsonl.
-type transcriptLine struct {
-	Test string `json:"test"`
-	engine.Exchange
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -216,5 +217,47 @@ func TestTranscriptIsRedactedAndHashed(t *testing.T) {
 		if err != nil || got.Verdict.Status != tc.want {
 			t.Fatalf("token %s: judged again from the transcript: %+v %v, want %s", tc.token, got.Verdict, err, tc.want)
 		}
+	}
+}
+
+// TestTranscriptWritesRepeatedStateAsPatches: an outcome that repeats most
+// of an earlier one of the same test (a folder's growing event log) is
+// written as a JSON Patch of it, and reads back exactly; a patch that names
+// no earlier answer of its test is refused, naming the line.
+func TestTranscriptWritesRepeatedStateAsPatches(t *testing.T) {
+	var events []any
+	var tr []engine.Exchange
+	for i := range 6 {
+		events = append(events, map[string]any{"seq": float64(i + 1), "summary": strings.Repeat("an event of the log ", 5)})
+		tr = append(tr, engine.Exchange{Source: "s", Op: engine.OpAct, Name: "append", Params: map[string]any{"n": float64(i)},
+			Outcome: &engine.Outcome{OK: true, Result: map[string]any{"events": slices.Clone(events), "last_seq": float64(i + 1)}}})
+	}
+	tr = append(tr, engine.Exchange{Source: "s", Op: engine.OpRead, Name: "boom", Error: "broken", ErrorKind: "adapter"})
+	run := &Run{Suite: "acp", Tests: []Test{{ID: "b", Status: engine.Pass, Transcript: slices.Clone(tr[:1])}, {ID: "a", Status: engine.Pass, Transcript: tr}}}
+	dir := t.TempDir()
+	if err := WriteDir(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	if strings.Count(string(raw), `"outcome_patch":{"of":`) != 5 || strings.Contains(lines[1], "outcome_patch") || !strings.Contains(lines[6], `"outcome_patch":{"of":6,`) {
+		t.Fatalf("the repeated outcomes are not patches of the one before:\n%s", raw)
+	}
+	back := &Run{Transcript: run.Transcript, Tests: []Test{{ID: "b", Lines: run.Tests[0].Lines}, {ID: "a", Lines: run.Tests[1].Lines}}}
+	if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(tr)
+	got, _ := json.Marshal(back.Tests[1].Transcript)
+	if string(got) != string(want) {
+		t.Fatalf("read back:\n%s\nwant:\n%s", got, want)
+	}
+	// Line 3 patching line 1, which is another test's, is refused.
+	edited := strings.Replace(string(raw), `"outcome_patch":{"of":2,`, `"outcome_patch":{"of":1,`, 1)
+	os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(edited), 0o644)
+	sum := sha256.Sum256([]byte(edited))
+	back.Transcript.SHA256 = hex.EncodeToString(sum[:])
+	if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err == nil || !strings.Contains(err.Error(), "transcript.jsonl:3: /outcome_patch/of names line 1") {
+		t.Fatalf("a patch of another test's line: %v", err)
 	}
 }
