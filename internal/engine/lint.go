@@ -37,6 +37,13 @@ type Vocabulary struct {
 	// A text any judgement reads otherwise (by equality, a pattern, a
 	// comparison of outcomes, a capture) is kept.
 	PeerText []Place
+	// Derived rebuilds the members of a step's result that follow from its
+	// other members, as the suite's executor makes them (ACP's parsed event
+	// log and sequence numbers from the log's lines): given an exchange, it
+	// returns those members. A transcript leaves out every member Derived
+	// rebuilds exactly and lists it in the exchange's Derived; a replay
+	// rebuilds them before it judges, so it sees what the run saw.
+	Derived func(Exchange) map[string]any `json:"-"`
 }
 
 // Disturbs reports whether a check uses a disturbing control that the

@@ -160,4 +160,7 @@ type Exchange struct {
 	// "/params/secret", "/outcome/result/secret") whose secrets the
 	// transcript replaced by Redacted (Vocabulary.Secrets).
 	Redacted []string `json:"redacted,omitempty"`
+	// Derived lists the members of the result this exchange leaves out
+	// because they follow from the others (Vocabulary.Derived).
+	Derived []string `json:"derived,omitempty"`
 }

@@ -47,8 +47,12 @@ const PeerTextMarker = "[peer text sha256:"
 // vocabulary says to write it: each secret replaced by Redacted and its
 // pointer listed in Redacted.
 func (s *Session) record(resolved Step, out Outcome, err error, elapsed time.Duration) Exchange {
-	ex := exchange(resolved, out, err, elapsed)
-	places := placesFor(s.vocab.Secrets, ex)
+	return underive(redact(exchange(resolved, out, err, elapsed), s.vocab.Secrets), s.vocab.Derived)
+}
+
+// redact replaces the secrets of an exchange at their places.
+func redact(ex Exchange, secrets []Place) Exchange {
+	places := placesFor(secrets, ex)
 	if len(places) == 0 {
 		return ex
 	}
@@ -68,6 +72,72 @@ func (s *Session) record(resolved Step, out Outcome, err error, elapsed time.Dur
 	slices.Sort(hidden)
 	red.Redacted = slices.Compact(hidden)
 	return red
+}
+
+// underive leaves out of an exchange's result the members derive rebuilds
+// exactly from the others, listing them in Derived.
+func underive(ex Exchange, derive func(Exchange) map[string]any) Exchange {
+	if derive == nil || ex.Outcome == nil {
+		return ex
+	}
+	full, ok := Normalize(ex.Outcome.Result).(map[string]any)
+	if !ok {
+		return ex
+	}
+	d := derive(ex)
+	reduced := maps.Clone(full)
+	var left []string
+	for k, v := range d {
+		if got, ok := full[k]; ok && reflect.DeepEqual(Normalize(v), got) {
+			delete(reduced, k)
+			left = append(left, k)
+		}
+	}
+	if len(left) == 0 {
+		return ex
+	}
+	slices.Sort(left)
+	out := ex
+	o := *ex.Outcome
+	o.Result = reduced
+	out.Outcome = &o
+	out.Derived = left
+	// What is left out must follow from what is kept.
+	if back, err := rederive(out, derive); err != nil || !reflect.DeepEqual(Normalize(back.Outcome.Result), full) {
+		return ex
+	}
+	return out
+}
+
+// rederive puts back the members an exchange left out (Derived).
+func rederive(ex Exchange, derive func(Exchange) map[string]any) (Exchange, error) {
+	if len(ex.Derived) == 0 {
+		return ex, nil
+	}
+	res, ok := Normalize(outcomeResult(ex)).(map[string]any)
+	if derive == nil || !ok {
+		return ex, fmt.Errorf("the exchange leaves out %v, which this suite does not rebuild", ex.Derived)
+	}
+	d := derive(ex)
+	for _, k := range ex.Derived {
+		v, ok := d[k]
+		if !ok {
+			return ex, fmt.Errorf("the exchange leaves out %s, which does not follow from the rest of its result", k)
+		}
+		res[k] = Normalize(v)
+	}
+	o := *ex.Outcome
+	o.Result = res
+	ex.Outcome = &o
+	ex.Derived = nil
+	return ex, nil
+}
+
+func outcomeResult(ex Exchange) any {
+	if ex.Outcome == nil {
+		return nil
+	}
+	return ex.Outcome.Result
 }
 
 // placesFor keeps the places that concern the exchange's step.

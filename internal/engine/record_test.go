@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 )
@@ -105,5 +106,39 @@ func TestSecretHeadersAreRedacted(t *testing.T) {
 	want := []string{"/outcome/result/headers/Cookie", "/outcome/result/headers/X-Api-Key", "/outcome/result/headers/authorization"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("credential headers located at %v, want %v", got, want)
+	}
+}
+
+type linesExec struct{}
+
+func (linesExec) Execute(context.Context, Step) (Outcome, error) {
+	return Outcome{OK: true, Result: map[string]any{"lines": []any{"a", "b"}, "count": 2, "odd": true}}, nil
+}
+
+// TestDerivedMembersAreLeftOutAndRebuilt: a member of a result that the
+// suite rebuilds exactly from the others is left out of the transcript and
+// rebuilt on replay; one it would rebuild otherwise is kept; a transcript
+// that leaves out members a replay cannot rebuild is not the check's.
+func TestDerivedMembersAreLeftOutAndRebuilt(t *testing.T) {
+	derive := func(ex Exchange) map[string]any {
+		r, _ := ex.Outcome.Result.(map[string]any)
+		lines, _ := r["lines"].([]any)
+		return map[string]any{"count": len(lines), "odd": false}
+	}
+	v := Vocabulary{Derived: derive}
+	check := Check{ID: "d", Steps: []Step{{Source: "s", Op: OpRead, Name: "log", Expect: &Expect{Match: []Match{
+		{Pointer: "/result/count", Matcher: 2.0}, {Pointer: "/result/odd", Matcher: true}}}}}}
+	run := RunRecording(context.Background(), check, linesExec{}, v)
+	ex := run.Transcript[0]
+	r := ex.Outcome.Result.(map[string]any)
+	if _, has := r["count"]; has || len(ex.Derived) != 1 || ex.Derived[0] != "count" || r["odd"] != true {
+		t.Fatalf("recorded %+v (derived %v)", r, ex.Derived)
+	}
+	if got, err := ReplayRecorded(context.Background(), check, run.Transcript, v); err != nil || got.Verdict.Status != Pass {
+		t.Fatalf("judged again: %+v %v", got.Verdict, err)
+	}
+	var mm *MismatchError
+	if _, err := Replay(context.Background(), check, run.Transcript); !errors.As(err, &mm) || !strings.Contains(mm.Msg, "leaves out [count]") {
+		t.Fatalf("a replay that cannot rebuild the member: %v", err)
 	}
 }

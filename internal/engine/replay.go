@@ -57,7 +57,14 @@ func (e *MismatchError) Error() string { return e.Msg }
 // verdict so follows from the recorded answers alone; a transcript that
 // does not belong to the check is a *MismatchError.
 func Replay(ctx context.Context, check Check, recorded []Exchange) (Replayed, error) {
-	r := &replayer{recorded: recorded, wild: wildcard()}
+	return ReplayRecorded(ctx, check, recorded, Vocabulary{})
+}
+
+// ReplayRecorded is Replay of a transcript recorded with the suite's
+// vocabulary: the members of a result it left out (Vocabulary.Derived) are
+// rebuilt before the check judges them.
+func ReplayRecorded(ctx context.Context, check Check, recorded []Exchange, vocab Vocabulary) (Replayed, error) {
+	r := &replayer{recorded: recorded, wild: wildcard(), derive: vocab.Derived}
 	v := Run(ctx, check, r)
 	if r.mismatch != nil {
 		return Replayed{}, r.mismatch
@@ -75,6 +82,8 @@ type replayer struct {
 	mismatch *MismatchError
 	// wild stands in for every redacted secret (see wildcard).
 	wild string
+	// derive rebuilds what the transcript left out (Vocabulary.Derived).
+	derive func(Exchange) map[string]any
 }
 
 func (r *replayer) Execute(_ context.Context, step Step) (Outcome, error) {
@@ -86,7 +95,12 @@ func (r *replayer) Execute(_ context.Context, step Step) (Outcome, error) {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: the check makes this step, but the transcript ends before it", step.Source)}
 		return Outcome{}, r.mismatch
 	}
-	ex := unredact(r.recorded[i], r.wild)
+	ex, err := rederive(r.recorded[i], r.derive)
+	if err != nil {
+		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: %v", step.Source, err)}
+		return Outcome{}, r.mismatch
+	}
+	ex = unredact(ex, r.wild)
 	r.next++
 	if why := sameRequest(step, ex, r.wild); why != "" {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: the transcript records another request here: %s", step.Source, why)}

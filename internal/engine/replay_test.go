@@ -39,9 +39,9 @@ var secretVocabulary = Vocabulary{Secrets: []Place{
 	{Op: OpRead, Pointer: "/outcome/result/secret"},
 }}
 
-// redact records the check again with its secrets redacted, and checks
+// recordRedacted records the check again with its secrets redacted, and checks
 // that the transcript holds no secret.
-func redact(t *testing.T, check Check) []Exchange {
+func recordRedacted(t *testing.T, check Check) []Exchange {
 	t.Helper()
 	v := RunRecording(context.Background(), check, recordingExec{}, secretVocabulary)
 	for _, ex := range v.Transcript {
@@ -63,7 +63,7 @@ func TestReplayRejudgesTheRecordedAnswers(t *testing.T) {
 	if v.Status != Pass {
 		t.Fatalf("recording: %s %s", v.Status, v.Message)
 	}
-	tr := redact(t, check)
+	tr := recordRedacted(t, check)
 	if len(tr[0].Redacted) != 2 {
 		t.Fatalf("the first exchange lists %v as redacted, want its token and secret", tr[0].Redacted)
 	}
@@ -72,14 +72,14 @@ func TestReplayRejudgesTheRecordedAnswers(t *testing.T) {
 		t.Fatalf("replay of the recorded answers: %+v %v", got, err)
 	}
 
-	forged := redact(t, check)
+	forged := recordRedacted(t, check)
 	forged[3].Outcome = &Outcome{OK: true, Result: map[string]any{"n": 7}}
 	got, err = Replay(context.Background(), check, forged)
 	if err != nil || got.Verdict.Status != Fail || got.Used != 4 || got.Verdict.Step != "c" {
 		t.Fatalf("a forged answer replays as %+v %v, want a failure at its step", got, err)
 	}
 
-	other := redact(t, check)
+	other := recordRedacted(t, check)
 	other[2].Params = map[string]any{"n": 3}
 	_, err = Replay(context.Background(), check, other)
 	var mm *MismatchError

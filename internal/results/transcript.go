@@ -84,9 +84,11 @@ func patchOf(fromRaw []byte, from, to any) (json.RawMessage, bool) {
 	if err != nil {
 		return nil, false
 	}
-	ops, err := json.Marshal(p)
-	if err != nil {
-		return nil, false
+	ops := json.RawMessage("[]") // the same outcome again
+	if len(p) > 0 {
+		if ops, err = json.Marshal(p); err != nil {
+			return nil, false
+		}
 	}
 	got, err := applyPatch(fromRaw, ops)
 	if err != nil {
