@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	jsonpatch "github.com/evanphx/json-patch/v5"
+
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/declaration"
@@ -138,8 +140,36 @@ func forge(t *testing.T, path string) *forger {
 	return f
 }
 
-// transcript rewrites transcript.jsonl line by line.
+// transcript rewrites transcript.jsonl line by line, each line with its
+// outcome written whole (an outcome written as a patch of an earlier one is
+// rebuilt first, as a forger who knows the format would).
 func (f *forger) transcript(edit func(n int, line map[string]any)) {
+	outcomes := map[int][]byte{}
+	f.rawTranscript(func(n int, m map[string]any) {
+		if p, ok := m["outcome_patch"].(map[string]any); ok {
+			ops, _ := json.Marshal(p["ops"])
+			patch, err := jsonpatch.DecodePatch(ops)
+			if err != nil {
+				f.t.Fatal(err)
+			}
+			doc, err := patch.Apply(outcomes[int(p["of"].(float64))])
+			if err != nil {
+				f.t.Fatalf("line %d: %v", n, err)
+			}
+			var out any
+			json.Unmarshal(doc, &out)
+			m["outcome"] = out
+			delete(m, "outcome_patch")
+		}
+		if out, ok := m["outcome"]; ok {
+			outcomes[n], _ = json.Marshal(out)
+		}
+		edit(n, m)
+	})
+}
+
+// rawTranscript rewrites transcript.jsonl line by line as it is written.
+func (f *forger) rawTranscript(edit func(n int, line map[string]any)) {
 	p := filepath.Join(f.dir, "transcript.jsonl")
 	raw, _ := os.ReadFile(p)
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
@@ -151,6 +181,18 @@ func (f *forger) transcript(edit func(n int, line map[string]any)) {
 		lines[i] = string(b)
 	}
 	os.WriteFile(p, []byte(strings.Join(lines, "\n")+"\n"), 0o644)
+}
+
+// patchBases are the lines whose outcome a later line is written as a
+// patch of.
+func (f *forger) patchBases() map[int]bool {
+	bases := map[int]bool{}
+	f.rawTranscript(func(_ int, m map[string]any) {
+		if p, ok := m["outcome_patch"].(map[string]any); ok {
+			bases[int(p["of"].(float64))] = true
+		}
+	})
+	return bases
 }
 
 // seal recomputes every hash: the transcript's in results.json, and the
@@ -191,6 +233,31 @@ func TestVerifyRejudgesTheTranscript(t *testing.T) {
 		t.Fatalf("a forged answer in %s at line %d verified: %v", victim, line, problems)
 	}
 	_ = run
+}
+
+// TestVerifyRefusesAnEditedPatchBase: an answer that a later line is
+// written as a patch of, edited with every hash recomputed, fails verify
+// naming the line whose patch no longer applies or the check whose verdict
+// no longer follows.
+func TestVerifyRefusesAnEditedPatchBase(t *testing.T) {
+	path, _, plan := declareRun(t)
+	f := forge(t, path)
+	bases := f.patchBases()
+	if len(bases) == 0 {
+		t.Fatal("the transcript writes no outcome as a patch")
+	}
+	edited := 0
+	f.rawTranscript(func(n int, m map[string]any) {
+		if bases[n] && edited == 0 {
+			edited = n
+			m["outcome"] = map[string]any{"ok": false, "rejection": map[string]any{"reason": "forbidden"}}
+		}
+	})
+	f.seal()
+	problems := verify(t, path, plan, declaration.VerifyOptions{})
+	if len(problems) == 0 {
+		t.Fatalf("an edited answer at line %d, which a later line patches, verified", edited)
+	}
 }
 
 // TestVerifyRefusesAFlippedVerdict: in a partial statement, a failing check

@@ -24,10 +24,11 @@ func Judge(exp Expect, out Outcome, sameAs *Outcome, mask []string, resolve func
 	return judger{}.judge(exp, out, sameAs, mask, resolve)
 }
 
-// judger compares. A replay's judger is wild: a value the transcript
-// writer redacted (a string at a secret-bearing key) matches any string,
-// since what it stood for is not in the transcript.
-type judger struct{ wild bool }
+// judger compares. A replay's judger is wild: wild is the string the
+// replay put where the transcript redacted a secret (an exchange's
+// Redacted pointers), and it matches any value, since what it stood for is
+// not in the transcript. Nothing else is a wildcard.
+type judger struct{ wild string }
 
 func (j judger) judge(exp Expect, out Outcome, sameAs *Outcome, mask []string, resolve func(any) (any, error)) string {
 	switch exp.Outcome {
@@ -209,7 +210,7 @@ func operator(want any) (string, any, bool) {
 }
 
 func (j judger) applyOperator(op string, arg, got any) string {
-	if j.wild && got == Redacted {
+	if j.wild != "" && got == j.wild {
 		return "" // what the redacted value was is not known: it may have held
 	}
 	switch op {
@@ -390,13 +391,13 @@ func jsonType(v any) string {
 
 func equalJSON(a, b any) bool { return reflect.DeepEqual(Normalize(a), Normalize(b)) }
 
-// equal is JSON equality, where a wild judger lets a redacted string in got
-// stand for any string in want.
+// equal is JSON equality, where a wild judger lets its wildcard in got
+// stand for any value in want.
 func (j judger) equal(got, want any) bool {
-	if !j.wild {
+	if j.wild == "" {
 		return equalJSON(got, want)
 	}
-	return matchRedacted(Normalize(got), Normalize(want))
+	return matchRedacted(Normalize(got), Normalize(want), j.wild)
 }
 
 func maskValue(v any, mask []string) any {

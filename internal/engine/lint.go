@@ -22,6 +22,28 @@ type Vocabulary struct {
 	// implementation the checks share, a check that uses one runs alone,
 	// unless the implementation confines the control to the check's scope.
 	Disturbing []string
+	// Secrets are the places of secrets in the suite's exchanges (Kungfu's
+	// admission secret, where it is issued and where it is presented): the
+	// transcript records Redacted there and lists the place in the
+	// exchange's Redacted, and a replay takes that value, and no other, to
+	// match any value. A secret is known by where it is, never by the name
+	// of a field.
+	Secrets []Place
+	// PeerText are the places of texts the implementation itself wrote (an
+	// agent gateway's built-in prompts, its start-up log): the transcript
+	// records a marker with the text's SHA-256 and length instead
+	// ("[peer text sha256:… n bytes]"), followed by the texts the check
+	// searched it for and found, so that a replay judges it as the run did.
+	// A text any judgement reads otherwise (by equality, a pattern, a
+	// comparison of outcomes, a capture) is kept.
+	PeerText []Place
+	// Derived rebuilds the members of a step's result that follow from its
+	// other members, as the suite's executor makes them (ACP's parsed event
+	// log and sequence numbers from the log's lines): given an exchange, it
+	// returns those members. A transcript leaves out every member Derived
+	// rebuilds exactly and lists it in the exchange's Derived; a replay
+	// rebuilds them before it judges, so it sees what the run saw.
+	Derived func(Exchange) map[string]any `json:"-"`
 }
 
 // Disturbs reports whether a check uses a disturbing control that the

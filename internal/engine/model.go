@@ -198,4 +198,11 @@ type Exchange struct {
 	// "violation", or "error" (anything else, which fails the check).
 	ErrorKind string        `json:"error_kind,omitempty"`
 	Elapsed   time.Duration `json:"elapsed_ns"`
+	// Redacted lists the JSON pointers (into this exchange as written:
+	// "/params/secret", "/outcome/result/secret") whose secrets the
+	// transcript replaced by Redacted (Vocabulary.Secrets).
+	Redacted []string `json:"redacted,omitempty"`
+	// Derived lists the members of the result this exchange leaves out
+	// because they follow from the others (Vocabulary.Derived).
+	Derived []string `json:"derived,omitempty"`
 }

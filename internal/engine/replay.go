@@ -8,8 +8,10 @@ import (
 	"reflect"
 )
 
-// Redacted is what a report writes in place of a secret value; a replay
-// takes it to match any value.
+// Redacted is what a transcript records in place of a secret, at the
+// places the suite declares (Vocabulary.Secrets), listing each such pointer
+// in the exchange's Redacted; a replay takes a value there to match any
+// value, and a "[redacted]" anywhere else as the text it is.
 const Redacted = "[redacted]"
 
 // errorKind classifies an executor's error for the transcript.
@@ -51,11 +53,18 @@ func (e *MismatchError) Error() string { return e.Msg }
 
 // Replay judges a check offline against the exchanges recorded for it:
 // every step the check makes is answered by the next recorded exchange,
-// which must be the same request (a redacted value matches any value). The
+// which must be the same request (a redacted secret matches any value). The
 // verdict so follows from the recorded answers alone; a transcript that
 // does not belong to the check is a *MismatchError.
 func Replay(ctx context.Context, check Check, recorded []Exchange) (Replayed, error) {
-	r := &replayer{recorded: recorded}
+	return ReplayRecorded(ctx, check, recorded, Vocabulary{})
+}
+
+// ReplayRecorded is Replay of a transcript recorded with the suite's
+// vocabulary: the members of a result it left out (Vocabulary.Derived) are
+// rebuilt before the check judges them.
+func ReplayRecorded(ctx context.Context, check Check, recorded []Exchange, vocab Vocabulary) (Replayed, error) {
+	r := &replayer{recorded: recorded, wild: wildcard(), derive: vocab.Derived}
 	v := Run(ctx, check, r)
 	if r.mismatch != nil {
 		return Replayed{}, r.mismatch
@@ -71,6 +80,10 @@ type replayer struct {
 	recorded []Exchange
 	next     int
 	mismatch *MismatchError
+	// wild stands in for every redacted secret (see wildcard).
+	wild string
+	// derive rebuilds what the transcript left out (Vocabulary.Derived).
+	derive func(Exchange) map[string]any
 }
 
 func (r *replayer) Execute(_ context.Context, step Step) (Outcome, error) {
@@ -82,9 +95,14 @@ func (r *replayer) Execute(_ context.Context, step Step) (Outcome, error) {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: the check makes this step, but the transcript ends before it", step.Source)}
 		return Outcome{}, r.mismatch
 	}
-	ex := r.recorded[i]
+	ex, err := rederive(r.recorded[i], r.derive)
+	if err != nil {
+		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: %v", step.Source, err)}
+		return Outcome{}, r.mismatch
+	}
+	ex = unredact(ex, r.wild)
 	r.next++
-	if why := sameRequest(step, ex); why != "" {
+	if why := sameRequest(step, ex, r.wild); why != "" {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: the transcript records another request here: %s", step.Source, why)}
 		return Outcome{}, r.mismatch
 	}
@@ -114,7 +132,7 @@ func recordedError(ex Exchange) error {
 }
 
 // sameRequest compares a step as the check makes it with a recorded one.
-func sameRequest(step Step, ex Exchange) string {
+func sameRequest(step Step, ex Exchange, wild string) string {
 	switch {
 	case step.Op != ex.Op:
 		return fmt.Sprintf("op %q, not %q", ex.Op, step.Op)
@@ -122,14 +140,14 @@ func sameRequest(step Step, ex Exchange) string {
 		return fmt.Sprintf("%q, not %q", ex.Name, step.Name)
 	case step.Agent != ex.Agent:
 		return fmt.Sprintf("agent %q, not %q", ex.Agent, step.Agent)
-	case step.Key != ex.Key && ex.Key != Redacted:
+	case step.Key != ex.Key && ex.Key != wild:
 		return fmt.Sprintf("key %q, not %q", ex.Key, step.Key)
 	}
 	want, got := Normalize(step.Params), Normalize(ex.Params)
 	if isEmpty(want) && isEmpty(got) {
 		return ""
 	}
-	if !matchRedacted(got, want) {
+	if !matchRedacted(got, want, wild) {
 		w, _ := json.Marshal(want)
 		g, _ := json.Marshal(got)
 		return fmt.Sprintf("params %s, not %s", brief(string(g)), brief(string(w)))
@@ -143,9 +161,9 @@ func isEmpty(v any) bool {
 }
 
 // matchRedacted compares recorded JSON data with the data the check sends,
-// where a recorded Redacted string stands for any value.
-func matchRedacted(recorded, sent any) bool {
-	if s, ok := recorded.(string); ok && s == Redacted {
+// where the string wild in recorded stands for any value.
+func matchRedacted(recorded, sent any, wild string) bool {
+	if s, ok := recorded.(string); ok && wild != "" && s == wild {
 		return true
 	}
 	switch r := recorded.(type) {
@@ -156,7 +174,7 @@ func matchRedacted(recorded, sent any) bool {
 		}
 		for k, v := range r {
 			sv, ok := s[k]
-			if !ok || !matchRedacted(v, sv) {
+			if !ok || !matchRedacted(v, sv, wild) {
 				return false
 			}
 		}
@@ -167,7 +185,7 @@ func matchRedacted(recorded, sent any) bool {
 			return false
 		}
 		for i := range r {
-			if !matchRedacted(r[i], s[i]) {
+			if !matchRedacted(r[i], s[i], wild) {
 				return false
 			}
 		}

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -30,23 +31,26 @@ func replayCheck() Check {
 	}}
 }
 
-// redact blanks secrets as the transcript writer does.
-func redact(tr []Exchange) []Exchange {
-	out := make([]Exchange, len(tr))
-	for i, ex := range tr {
-		ex.Params, _ = Normalize(ex.Params).(map[string]any)
-		if _, ok := ex.Params["token"]; ok {
-			ex.Params["token"] = Redacted
+// secretVocabulary declares the secrets of replayCheck's steps: the token
+// the make act is sent and the secret every answer carries.
+var secretVocabulary = Vocabulary{Secrets: []Place{
+	{Op: OpAct, Name: "make", Pointer: "/params/token"},
+	{Op: OpAct, Pointer: "/outcome/result/secret"},
+	{Op: OpRead, Pointer: "/outcome/result/secret"},
+}}
+
+// recordRedacted records the check again with its secrets redacted, and checks
+// that the transcript holds no secret.
+func recordRedacted(t *testing.T, check Check) []Exchange {
+	t.Helper()
+	v := RunRecording(context.Background(), check, recordingExec{}, secretVocabulary)
+	for _, ex := range v.Transcript {
+		raw, _ := json.Marshal(ex)
+		if strings.Contains(string(raw), "t0k") || strings.Contains(string(raw), "s3") {
+			t.Fatalf("a secret is recorded: %s", raw)
 		}
-		if ex.Outcome != nil {
-			o := *ex.Outcome
-			o.Result = Normalize(o.Result)
-			o.Result.(map[string]any)["secret"] = Redacted
-			ex.Outcome = &o
-		}
-		out[i] = ex
 	}
-	return out
+	return v.Transcript
 }
 
 // TestReplayRejudgesTheRecordedAnswers: a recorded transcript replays to
@@ -59,20 +63,23 @@ func TestReplayRejudgesTheRecordedAnswers(t *testing.T) {
 	if v.Status != Pass {
 		t.Fatalf("recording: %s %s", v.Status, v.Message)
 	}
-	tr := redact(v.Transcript)
+	tr := recordRedacted(t, check)
+	if len(tr[0].Redacted) != 2 {
+		t.Fatalf("the first exchange lists %v as redacted, want its token and secret", tr[0].Redacted)
+	}
 	got, err := Replay(context.Background(), check, tr)
 	if err != nil || got.Verdict.Status != Pass || got.Used != 4 {
 		t.Fatalf("replay of the recorded answers: %+v %v", got, err)
 	}
 
-	forged := redact(v.Transcript)
+	forged := recordRedacted(t, check)
 	forged[3].Outcome = &Outcome{OK: true, Result: map[string]any{"n": 7}}
 	got, err = Replay(context.Background(), check, forged)
 	if err != nil || got.Verdict.Status != Fail || got.Used != 4 || got.Verdict.Step != "c" {
 		t.Fatalf("a forged answer replays as %+v %v, want a failure at its step", got, err)
 	}
 
-	other := redact(v.Transcript)
+	other := recordRedacted(t, check)
 	other[2].Params = map[string]any{"n": 3}
 	_, err = Replay(context.Background(), check, other)
 	var mm *MismatchError
@@ -130,14 +137,16 @@ func TestParallelPanicIsAHarnessError(t *testing.T) {
 	}
 }
 
-// TestReplayTakesRedactedValuesAsUnknown: an answer whose secret-bearing
-// field the transcript writer redacted still satisfies a check that
+// TestReplayTakesRedactedValuesAsUnknown: an answer whose secret the
+// transcript redacted (and lists as redacted) still satisfies a check that
 // expected a value there (the value is not in the transcript to compare),
-// while every other field is judged as recorded.
+// while every other field is judged as recorded; a "[redacted]" the
+// exchange does not list is a value like any other, which a check
+// expecting another value fails on.
 func TestReplayTakesRedactedValuesAsUnknown(t *testing.T) {
 	check := Check{ID: "r", Steps: []Step{{Source: "s", Op: OpAct, Agent: "x", Name: "plan",
 		Expect: &Expect{Match: []Match{{Pointer: "/result", Matcher: map[string]any{"token": "p-1", "step": "a"}}}}}}}
-	recorded := []Exchange{{Source: "s", Op: OpAct, Agent: "x", Name: "plan",
+	recorded := []Exchange{{Source: "s", Op: OpAct, Agent: "x", Name: "plan", Redacted: []string{"/outcome/result/token"},
 		Outcome: &Outcome{OK: true, Result: map[string]any{"token": Redacted, "step": "a"}}}}
 	if got, err := Replay(context.Background(), check, recorded); err != nil || got.Verdict.Status != Pass {
 		t.Fatalf("a redacted field failed the replay: %+v %v", got.Verdict, err)
@@ -145,6 +154,11 @@ func TestReplayTakesRedactedValuesAsUnknown(t *testing.T) {
 	recorded[0].Outcome = &Outcome{OK: true, Result: map[string]any{"token": Redacted, "step": "b"}}
 	if got, _ := Replay(context.Background(), check, recorded); got.Verdict.Status != Fail {
 		t.Fatalf("a wrong field beside a redacted one passed: %+v", got.Verdict)
+	}
+	recorded[0].Redacted = nil
+	recorded[0].Outcome = &Outcome{OK: true, Result: map[string]any{"token": Redacted, "step": "a"}}
+	if got, _ := Replay(context.Background(), check, recorded); got.Verdict.Status != Fail {
+		t.Fatalf("a \"[redacted]\" the exchange does not list as redacted matched another value: %+v", got.Verdict)
 	}
 	// A live judgment never takes the redaction marker for a match.
 	if msg := Judge(*check.Steps[0].Expect, Outcome{OK: true, Result: map[string]any{"token": Redacted, "step": "a"}}, nil, nil, func(v any) (any, error) { return v, nil }); msg == "" {

@@ -21,18 +21,32 @@ type Session struct {
 	vars       map[string]any
 	last       *Outcome
 	transcript []Exchange
+	// vocab says how exchanges are recorded (Secrets, PeerText); lastEx
+	// is the transcript index of the exchange behind last (-1 for none or
+	// a parallel step's), and prose the exchanges whose peer text is hidden.
+	vocab  Vocabulary
+	lastEx int
+	prose  map[int]*proseRecord
 }
 
 // NewSession starts a session over an executor.
 func NewSession(exec Executor) *Session {
-	return &Session{exec: exec, vars: map[string]any{}}
+	return &Session{exec: exec, vars: map[string]any{}, lastEx: -1}
+}
+
+// Recording makes the session record its exchanges as the suite's
+// vocabulary says: its secrets redacted and the implementation's own prose
+// hidden where no judgement needs it (Vocabulary.Secrets, PeerText).
+func (s *Session) Recording(v Vocabulary) *Session {
+	s.vocab = v
+	return s
 }
 
 // Fork starts a session over exec that knows every variable this one has
 // captured so far, and nothing of its transcript: a separate client of the
 // same check, such as one of the racers of a linearizability check.
 func (s *Session) Fork(exec Executor) *Session {
-	return &Session{exec: exec, vars: maps.Clone(s.vars)}
+	return &Session{exec: exec, vars: maps.Clone(s.vars), vocab: s.vocab, lastEx: -1}
 }
 
 // Vars are the variables captured so far (read-only).
@@ -67,10 +81,14 @@ func (s *Session) Step(ctx context.Context, step Step) (Outcome, error) {
 		if subject == nil {
 			return Outcome{}, &AdapterError{Step: step.Source, Err: errors.New("nothing to judge: no earlier step")}
 		}
-		if err := s.judge(step, *subject); err != nil {
-			return *subject, err
+		err := s.judge(step, *subject)
+		if err == nil {
+			err = s.Capture(step, *subject)
 		}
-		return *subject, s.Capture(step, *subject)
+		if step.Subject == "" {
+			s.hideProse(s.lastEx, step)
+		}
+		return *subject, err
 	case OpParallel:
 		return s.parallel(ctx, step)
 	case OpAct, OpRead, OpControl:
@@ -78,7 +96,9 @@ func (s *Session) Step(ctx context.Context, step Step) (Outcome, error) {
 		if err != nil {
 			return out, err
 		}
-		return out, s.observe(step, out)
+		err = s.observe(step, out)
+		s.hideProse(s.lastEx, step)
+		return out, err
 	default:
 		return Outcome{}, &AdapterError{Step: step.Source, Err: fmt.Errorf("unknown step op %q", step.Op)}
 	}
@@ -129,7 +149,13 @@ func (s *Session) Capture(step Step, out Outcome) error {
 // hold decides the verdict. Once ctx is done no further step starts, even
 // over an executor that does not heed ctx: the check ends a timeout.
 func Run(ctx context.Context, check Check, exec Executor) Verdict {
-	s := NewSession(exec)
+	return RunRecording(ctx, check, exec, Vocabulary{})
+}
+
+// RunRecording is Run with the transcript recorded as the suite's
+// vocabulary says (Session.Recording).
+func RunRecording(ctx context.Context, check Check, exec Executor, v Vocabulary) Verdict {
+	s := NewSession(exec).Recording(v)
 	for _, step := range check.Steps {
 		if err := ctx.Err(); err != nil {
 			return s.Verdict(ctx, step, fmt.Errorf("the step at %s was not started: %w", step.Source, err))
@@ -173,7 +199,8 @@ func (s *Session) call(ctx context.Context, step Step) (Outcome, error) {
 	}
 	start := time.Now()
 	out, err := s.exec.Execute(ctx, resolved)
-	s.transcript = append(s.transcript, exchange(resolved, out, err, time.Since(start)))
+	s.transcript = append(s.transcript, s.record(resolved, out, err, time.Since(start)))
+	s.lastEx = len(s.transcript) - 1
 	return out, err
 }
 
@@ -222,8 +249,11 @@ func (s *Session) judge(step Step, out Outcome) error {
 		}
 		mask = append(mask, fmt.Sprint(v))
 	}
-	_, replaying := s.exec.(*replayer)
-	if msg := (judger{wild: replaying}).judge(*exp, out, sameAs, mask, s.resolveValue); msg != "" {
+	var wild string
+	if r, replaying := s.exec.(*replayer); replaying {
+		wild = r.wild
+	}
+	if msg := (judger{wild: wild}).judge(*exp, out, sameAs, mask, s.resolveValue); msg != "" {
 		return &expectationError{msg: fmt.Sprintf("%s: %s", stepLabel(step), msg), detail: msg}
 	}
 	return nil
@@ -247,7 +277,7 @@ func (s *Session) parallel(ctx context.Context, step Step) (Outcome, error) {
 		// A replay answers from a transcript in the order it was recorded.
 		for i, r := range resolved {
 			outs[i], errs[i] = s.exec.Execute(ctx, r)
-			exchanges[i] = exchange(r, outs[i], errs[i], 0)
+			exchanges[i] = s.record(r, outs[i], errs[i], 0)
 		}
 	} else {
 		var wg sync.WaitGroup
@@ -261,19 +291,20 @@ func (s *Session) parallel(ctx context.Context, step Step) (Outcome, error) {
 				defer func() {
 					if p := recover(); p != nil {
 						errs[i] = &AdapterError{Step: r.Source, Err: fmt.Errorf("the adapter panicked: %v", p)}
-						exchanges[i] = exchange(r, Outcome{}, errs[i], 0)
+						exchanges[i] = s.record(r, Outcome{}, errs[i], 0)
 					}
 				}()
 				<-start
 				t0 := time.Now()
 				outs[i], errs[i] = s.exec.Execute(ctx, r)
-				exchanges[i] = exchange(r, outs[i], errs[i], time.Since(t0))
+				exchanges[i] = s.record(r, outs[i], errs[i], time.Since(t0))
 			}()
 		}
 		close(start)
 		wg.Wait()
 	}
 	s.transcript = append(s.transcript, exchanges...)
+	s.lastEx = -1
 	for _, err := range errs {
 		if err != nil {
 			return Outcome{}, err

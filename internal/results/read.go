@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,7 +12,9 @@ import (
 
 // LoadTranscript reads each test's exchanges back from the transcript file
 // beside a results.json, after checking the file against the run's
-// /transcript/sha256. A line that is not an exchange is an error naming it.
+// /transcript/sha256. A line that is not an exchange is an error naming it;
+// an outcome written as a patch (transcriptLine) is rebuilt from the line it
+// patches.
 func LoadTranscript(resultsPath string, run *Run) error {
 	if run.Transcript == nil {
 		return nil
@@ -44,16 +45,11 @@ func LoadTranscript(resultsPath string, run *Run) error {
 		if t.Lines.From < 1 || t.Lines.To > len(lines) || t.Lines.From > t.Lines.To {
 			return fmt.Errorf("%s: /tests/%d/transcript lines %d–%d are outside %s", resultsPath, i, t.Lines.From, t.Lines.To, path)
 		}
-		for n, l := range lines[t.Lines.From-1 : t.Lines.To] {
-			var tl transcriptLine
-			if err := json.Unmarshal(l, &tl); err != nil {
-				return fmt.Errorf("%s:%d: %w", path, t.Lines.From+n, err)
-			}
-			if tl.Test != t.ID {
-				return fmt.Errorf("%s:%d belongs to %q, but /tests/%d (%s) names it", path, t.Lines.From+n, tl.Test, i, t.ID)
-			}
-			t.Transcript = append(t.Transcript, tl.Exchange)
+		tr, err := decodeTranscript(path, t.ID, lines[t.Lines.From-1:t.Lines.To], t.Lines.From)
+		if err != nil {
+			return fmt.Errorf("%w (/tests/%d of %s)", err, i, resultsPath)
 		}
+		t.Transcript = tr
 	}
 	return nil
 }

@@ -10,7 +10,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"time"
 
@@ -192,6 +191,11 @@ func firstLine(s string) string {
 // transcript's SHA-256 and each test's line range in it) and junit.xml into
 // dir, creating it. Files are written to a temporary name first so an
 // interrupted run never leaves a truncated report.
+//
+// The transcript holds each exchange as the session recorded it (its
+// secrets already redacted, engine.Vocabulary): an outcome that differs
+// little from an earlier one of the same test is written as the JSON Patch
+// (RFC 6902) that makes it from that one (see encodeTranscript).
 func WriteDir(dir string, r *Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
@@ -205,12 +209,12 @@ func WriteDir(dir string, r *Run) error {
 			continue
 		}
 		t.Lines = &LineRange{From: line + 1}
-		for _, ex := range t.Transcript {
-			raw, err := json.Marshal(transcriptLine{Test: t.ID, Exchange: ex})
-			if err != nil {
-				return fmt.Errorf("transcript of %s: %w", t.ID, err)
-			}
-			transcript.Write(Redact(raw))
+		lines, err := encodeTranscript(t.ID, t.Transcript, line+1)
+		if err != nil {
+			return fmt.Errorf("transcript of %s: %w", t.ID, err)
+		}
+		for _, raw := range lines {
+			transcript.Write(raw)
 			transcript.WriteByte('\n')
 			line++
 		}
@@ -228,20 +232,6 @@ func WriteDir(dir string, r *Run) error {
 		return err
 	}
 	return writeFile(filepath.Join(dir, "junit.xml"), func(w io.Writer) error { return WriteJUnit(w, r) })
-}
-
-// transcriptLine is one exchange of one test in transcript.jsonl.
-type transcriptLine struct {
-	Test string `json:"test"`
-	engine.Exchange
-}
-
-// secretKeys are JSON keys whose string values never reach a report.
-var secretKeys = regexp.MustCompile(`"(secret|credential|token|password|api_key)":"[^"]*"`)
-
-// Redact blanks the values of secret-bearing keys in a JSON document.
-func Redact(raw []byte) []byte {
-	return secretKeys.ReplaceAll(raw, []byte(`"$1":"`+engine.Redacted+`"`))
 }
 
 func writeFile(path string, write func(io.Writer) error) error {

@@ -2,6 +2,10 @@ package results
 
 import (
 	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"encoding/xml"
 	"os"
 	"path/filepath"
@@ -131,20 +135,130 @@ func TestJUnitKeepsToTheStrictSchema(t *testing.T) {
 	}
 }
 
+// secretExec answers like the implementations of three suites at once: a
+// Kungfu admission with its bearer secret, an exchange that records the
+// HTTP headers it carried, and a KCP plan whose prohibited attempt names
+// its token (an ordinary field: the path the attempt touched).
+type secretExec struct{ token string }
+
+func (e secretExec) Execute(_ context.Context, s engine.Step) (engine.Outcome, error) {
+	switch s.Name {
+	case "thread.admit":
+		return engine.Outcome{OK: true, Result: map[string]any{"secret": "kfs_top", "thread": "t"}}, nil
+	case "fetch":
+		return engine.Outcome{OK: true, Result: map[string]any{"headers": map[string]any{
+			"Authorization": "Bearer sk-live-1", "content-type": "application/json"}}}, nil
+	case "plan":
+		return engine.Outcome{OK: true, Result: map[string]any{"prohibitedAttempts": []any{
+			map[string]any{"dimension": "paths", "token": e.token}}}}, nil
+	}
+	return engine.Outcome{OK: true}, nil
+}
+
+var secretVocabulary = engine.Vocabulary{Secrets: []engine.Place{
+	{Op: engine.OpAct, Name: "thread.admit", Pointer: "/outcome/result/secret"},
+	{Op: engine.OpAct, Name: "thread.join", Pointer: "/params/secret"},
+	{Op: engine.OpRead, Name: "fetch", Pointer: "/outcome/result/headers", Headers: true},
+}}
+
+func secretCheck() engine.Check {
+	return engine.Check{ID: "a", Steps: []engine.Step{
+		{Source: "x", Op: engine.OpAct, Agent: "ada", Name: "thread.admit", Capture: map[string]string{"s": "/result/secret"}},
+		{Source: "y", Op: engine.OpAct, Agent: "bob", Name: "thread.join", Params: map[string]any{"secret": "${s}"}},
+		{Source: "z", Op: engine.OpRead, Name: "fetch", Expect: &engine.Expect{Match: []engine.Match{
+			{Pointer: "/result/headers/Authorization", Matcher: map[string]any{"$regex": "^Bearer "}}}}},
+		{Source: "w", Op: engine.OpAct, Name: "plan", Expect: &engine.Expect{Match: []engine.Match{
+			{Pointer: "/result/prohibitedAttempts/0/token", Matcher: "secrets/keys/a"}}}},
+	}}
+}
+
+// TestTranscriptIsRedactedAndHashed: secrets are redacted where the suite
+// declares them, a Kungfu admission secret where it is issued and where it
+// is presented and an Authorization header; a field that merely bears a
+// secret-sounding name (KCP's token) is written as it is, so the verdict
+// judged again from the transcript is the one the run gave, and a wrong
+// value there fails on re-judging too.
 func TestTranscriptIsRedactedAndHashed(t *testing.T) {
-	run := &Run{Suite: "kungfu", Tests: []Test{{ID: "a", Status: engine.Pass, Transcript: []engine.Exchange{
-		{Source: "x", Op: engine.OpAct, Name: "thread.admit", Outcome: &engine.Outcome{OK: true, Result: map[string]any{"secret": "kfs_top", "thread": "t"}}},
-		{Source: "y", Op: engine.OpRead, Name: "thread"},
-	}}}}
+	for _, tc := range []struct {
+		token string
+		want  engine.Status
+	}{{"secrets/keys/a", engine.Pass}, {"secrets/keys/b", engine.Fail}} {
+		check := secretCheck()
+		v := engine.RunRecording(context.Background(), check, secretExec{token: tc.token}, secretVocabulary)
+		if v.Status != tc.want {
+			t.Fatalf("token %s: the run gives %s (%s), want %s", tc.token, v.Status, v.Message, tc.want)
+		}
+		run := &Run{Suite: "kungfu", Tests: []Test{{ID: "a", Status: v.Status, Transcript: v.Transcript}}}
+		dir := t.TempDir()
+		if err := WriteDir(dir, run); err != nil {
+			t.Fatal(err)
+		}
+		raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
+		for _, secret := range []string{"kfs_top", "sk-live-1"} {
+			if strings.Contains(string(raw), secret) {
+				t.Fatalf("secret %s not redacted: %s", secret, raw)
+			}
+		}
+		for _, kept := range []string{`"secret":"[redacted]"`, `"Authorization":"[redacted]"`, `"content-type":"application/json"`, `"token":"` + tc.token + `"`} {
+			if !strings.Contains(string(raw), kept) {
+				t.Fatalf("the transcript lacks %s: %s", kept, raw)
+			}
+		}
+		if run.Tests[0].Lines == nil || *run.Tests[0].Lines != (LineRange{From: 1, To: 4}) || run.Transcript.Lines != 4 {
+			t.Fatalf("line ranges: %+v %+v", run.Tests[0].Lines, run.Transcript)
+		}
+		if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != run.Transcript.SHA256 {
+			t.Fatal("results.json does not record the SHA-256 of the transcript written")
+		}
+		back := &Run{Transcript: run.Transcript, Tests: []Test{{ID: "a", Lines: run.Tests[0].Lines}}}
+		if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err != nil {
+			t.Fatal(err)
+		}
+		got, err := engine.Replay(context.Background(), check, back.Tests[0].Transcript)
+		if err != nil || got.Verdict.Status != tc.want {
+			t.Fatalf("token %s: judged again from the transcript: %+v %v, want %s", tc.token, got.Verdict, err, tc.want)
+		}
+	}
+}
+
+// TestTranscriptWritesRepeatedStateAsPatches: an outcome that repeats most
+// of an earlier one of the same test (a folder's growing event log) is
+// written as a JSON Patch of it, and reads back exactly; a patch that names
+// no earlier answer of its test is refused, naming the line.
+func TestTranscriptWritesRepeatedStateAsPatches(t *testing.T) {
+	var events []any
+	var tr []engine.Exchange
+	for i := range 6 {
+		events = append(events, map[string]any{"seq": float64(i + 1), "summary": strings.Repeat("an event of the log ", 5)})
+		tr = append(tr, engine.Exchange{Source: "s", Op: engine.OpAct, Name: "append", Params: map[string]any{"n": float64(i)},
+			Outcome: &engine.Outcome{OK: true, Result: map[string]any{"events": slices.Clone(events), "last_seq": float64(i + 1)}}})
+	}
+	tr = append(tr, engine.Exchange{Source: "s", Op: engine.OpRead, Name: "boom", Error: "broken", ErrorKind: "adapter"})
+	run := &Run{Suite: "acp", Tests: []Test{{ID: "b", Status: engine.Pass, Transcript: slices.Clone(tr[:1])}, {ID: "a", Status: engine.Pass, Transcript: tr}}}
 	dir := t.TempDir()
 	if err := WriteDir(dir, run); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
-	if strings.Contains(string(raw), "kfs_top") || !strings.Contains(string(raw), `"secret":"[redacted]"`) {
-		t.Fatalf("secret not redacted: %s", raw)
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	if strings.Count(string(raw), `"outcome_patch":{"of":`) != 5 || strings.Contains(lines[1], "outcome_patch") || !strings.Contains(lines[6], `"outcome_patch":{"of":6,`) {
+		t.Fatalf("the repeated outcomes are not patches of the one before:\n%s", raw)
 	}
-	if run.Tests[0].Lines == nil || *run.Tests[0].Lines != (LineRange{From: 1, To: 2}) || run.Transcript.Lines != 2 {
-		t.Fatalf("line ranges: %+v %+v", run.Tests[0].Lines, run.Transcript)
+	back := &Run{Transcript: run.Transcript, Tests: []Test{{ID: "b", Lines: run.Tests[0].Lines}, {ID: "a", Lines: run.Tests[1].Lines}}}
+	if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(tr)
+	got, _ := json.Marshal(back.Tests[1].Transcript)
+	if string(got) != string(want) {
+		t.Fatalf("read back:\n%s\nwant:\n%s", got, want)
+	}
+	// Line 3 patching line 1, which is another test's, is refused.
+	edited := strings.Replace(string(raw), `"outcome_patch":{"of":2,`, `"outcome_patch":{"of":1,`, 1)
+	os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(edited), 0o644)
+	sum := sha256.Sum256([]byte(edited))
+	back.Transcript.SHA256 = hex.EncodeToString(sum[:])
+	if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err == nil || !strings.Contains(err.Error(), "transcript.jsonl:3: /outcome_patch/of names line 1") {
+		t.Fatalf("a patch of another test's line: %v", err)
 	}
 }

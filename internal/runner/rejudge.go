@@ -71,7 +71,7 @@ func (p *Plan) Rejudge(ctx context.Context, run *results.Run) []Problem {
 			continue
 		}
 		seen[t.ID] = true
-		if line, msg := rejudgeOne(ctx, s, t); msg != "" {
+		if line, msg := rejudgeOne(ctx, s, t, p.Suite.Vocabulary); msg != "" {
 			bad(t.ID, line, "%s", msg)
 		}
 	}
@@ -115,7 +115,7 @@ func (p *Plan) Rejudge(ctx context.Context, run *results.Run) []Problem {
 
 // rejudgeOne replays one test and compares its status; it returns the
 // deciding transcript line and what is wrong, or "" when the test holds.
-func rejudgeOne(ctx context.Context, s Selected, t *results.Test) (int, string) {
+func rejudgeOne(ctx context.Context, s Selected, t *results.Test, vocab engine.Vocabulary) (int, string) {
 	if s.Preset != "" {
 		if t.Status != s.Preset || len(t.Transcript) > 0 {
 			return 0, fmt.Sprintf("the selection gives it %s without running it (%s), but results.json says %s", s.Preset, s.Reason, t.Status)
@@ -128,7 +128,7 @@ func rejudgeOne(ctx context.Context, s Selected, t *results.Test) (int, string) 
 		}
 		return t.Lines.From + i
 	}
-	r, err := engine.Replay(ctx, s.Check, t.Transcript)
+	r, err := engine.ReplayRecorded(ctx, s.Check, t.Transcript, vocab)
 	var mm *engine.MismatchError
 	if errors.As(err, &mm) {
 		// A check that broke the harness or ran out of time may stop

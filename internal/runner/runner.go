@@ -731,7 +731,7 @@ func (p *Plan) runOne(ctx context.Context, target Target, sel Selected, limit ti
 	start := time.Now()
 	cctx, cancel := context.WithTimeoutCause(ctx, limit, errLimit)
 	defer cancel()
-	e, ok := runBounded(cctx, target, c)
+	e, ok := runBounded(cctx, target, c, p.Suite.Vocabulary)
 	v := e.verdict
 	within := limitText(limit, c)
 	switch {
@@ -795,7 +795,7 @@ func patience(ctx context.Context) (<-chan struct{}, func() bool) {
 // check had not ended by then. An executor that ignores its context is
 // left running and released when it ends. A panic in the target, the
 // executor or the adapter is the check's harness error.
-func runBounded(cctx context.Context, target Target, c engine.Check) (e ended, ok bool) {
+func runBounded(cctx context.Context, target Target, c engine.Check, vocab engine.Vocabulary) (e ended, ok bool) {
 	done := make(chan ended, 1)
 	released := make(chan struct{})
 	late := func() bool { return errors.Is(context.Cause(cctx), errLimit) }
@@ -822,7 +822,7 @@ func runBounded(cctx context.Context, target Target, c engine.Check) (e ended, o
 			return
 		}
 		defer release()
-		v := runGuarded(cctx, c, exec)
+		v := runGuarded(cctx, c, exec, vocab)
 		done <- ended{v, late()}
 	}()
 	over, stop := patience(cctx)
@@ -973,15 +973,16 @@ func isShared(t Target) bool {
 	return ok && st.Shared()
 }
 
-// runGuarded runs a check and turns a panic in an executor or adapter into a
+// runGuarded runs a check, its transcript recorded as the suite's
+// vocabulary says, and turns a panic in an executor or adapter into a
 // harness_error instead of crashing the run.
-func runGuarded(ctx context.Context, c engine.Check, exec engine.Executor) (v engine.Verdict) {
+func runGuarded(ctx context.Context, c engine.Check, exec engine.Executor, vocab engine.Vocabulary) (v engine.Verdict) {
 	defer func() {
 		if r := recover(); r != nil {
 			v = engine.Verdict{Status: engine.HarnessError, Message: fmt.Sprintf("the adapter panicked: %v", r)}
 		}
 	}()
-	return engine.Run(ctx, c, exec)
+	return engine.RunRecording(ctx, c, exec, vocab)
 }
 
 // ruleVerdicts folds test verdicts into one verdict per rule in scope. With

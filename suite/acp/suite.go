@@ -20,6 +20,10 @@ var Suite = runner.Suite{
 	Register:      acpsteps.Register,
 	CompileVector: CompileVector,
 	Uses:          Uses,
+	// A step records the folder's state once: what follows from it (the
+	// parsed event log, protocol.json's phase, the validator's findings)
+	// a transcript leaves out and a replay rebuilds.
+	Vocabulary: engine.Vocabulary{Derived: Derived},
 }
 
 // Profiles of the ACP catalogue: the tools and the validator as upstream

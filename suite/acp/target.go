@@ -222,38 +222,12 @@ func (e *Executor) scrub(s string) string {
 	return s
 }
 
-// observe builds the result document: the tool's exit and output, what the
-// output says (validator findings, next action), and the folder's state
-// afterwards (protocol.json's phase, owner, waitingFor; the event log).
+// observe builds the result document: the tool's exit and output, and the
+// folder's state afterwards (its files, protocol.json, the event log's
+// lines), with what follows from them (derive).
 func (e *Executor) observe(ans Answer, tool string) map[string]any {
 	stdout, stderr := e.scrub(ans.Stdout), e.scrub(ans.Stderr)
 	r := map[string]any{"exit": ans.Exit, "stdout": stdout, "stderr": stderr}
-	lines := splitLines(stdout)
-	switch tool {
-	case "validate":
-		errs, warns := []string{}, []string{}
-		for _, l := range lines {
-			if m, ok := strings.CutPrefix(l, "ERROR: "); ok {
-				errs = append(errs, m)
-			}
-			if m, ok := strings.CutPrefix(l, "WARNING: "); ok {
-				warns = append(warns, m)
-			}
-		}
-		r["errors"], r["warnings"] = errs, warns
-		if len(lines) > 0 {
-			r["verdict"] = lines[0]
-		}
-	case "next", "wait":
-		for _, l := range lines {
-			if m, ok := strings.CutPrefix(l, "next action: "); ok {
-				r["next_action"] = m
-			}
-			if m, ok := strings.CutPrefix(l, "ready: "); ok {
-				r["ready"] = m
-			}
-		}
-	}
 	r["files"] = e.files()
 	if raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json")); err == nil {
 		if tool == "init" {
@@ -261,13 +235,73 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 		}
 		var proto map[string]any
 		if json.Unmarshal(raw, &proto) == nil {
-			r["phase"], r["owner"], r["waitingFor"] = proto["currentPhase"], proto["proposalOwner"], proto["waitingFor"]
 			r["protocol"] = proto
 		}
 	}
 	if raw, err := os.ReadFile(filepath.Join(e.folder, "events.jsonl")); err == nil {
+		r["event_lines"] = splitLines(string(raw))
+	}
+	maps.Copy(r, derive(tool, engine.Normalize(r).(map[string]any)))
+	return r
+}
+
+// Derived is what the result of a step holds that follows from the rest of
+// it (engine.Vocabulary.Derived): a transcript records the folder's state
+// once, and a replay rebuilds these from it.
+func Derived(ex engine.Exchange) map[string]any {
+	if ex.Outcome == nil {
+		return nil
+	}
+	r, ok := engine.Normalize(ex.Outcome.Result).(map[string]any)
+	if !ok {
+		return nil
+	}
+	return derive(ex.Name, r)
+}
+
+// derive reads what a tool's output and the folder's state say: the
+// validator's findings and the next action from the output; the phase,
+// owner and waitingFor of protocol.json; the event log parsed, with its
+// sequence numbers.
+func derive(tool string, r map[string]any) map[string]any {
+	d := map[string]any{}
+	if stdout, ok := r["stdout"].(string); ok {
+		lines := splitLines(stdout)
+		switch tool {
+		case "validate":
+			errs, warns := []string{}, []string{}
+			for _, l := range lines {
+				if m, ok := strings.CutPrefix(l, "ERROR: "); ok {
+					errs = append(errs, m)
+				}
+				if m, ok := strings.CutPrefix(l, "WARNING: "); ok {
+					warns = append(warns, m)
+				}
+			}
+			d["errors"], d["warnings"] = errs, warns
+			if len(lines) > 0 {
+				d["verdict"] = lines[0]
+			}
+		case "next", "wait":
+			for _, l := range lines {
+				if m, ok := strings.CutPrefix(l, "next action: "); ok {
+					d["next_action"] = m
+				}
+				if m, ok := strings.CutPrefix(l, "ready: "); ok {
+					d["ready"] = m
+				}
+			}
+		}
+	}
+	if v, ok := r["protocol"]; ok {
+		proto, _ := v.(map[string]any) // null when protocol.json holds null
+		d["phase"], d["owner"], d["waitingFor"] = proto["currentPhase"], proto["proposalOwner"], proto["waitingFor"]
+	}
+	if v, ok := r["event_lines"]; ok {
+		list, _ := v.([]any) // null when events.jsonl is empty
 		events, seqs := []any{}, []any{}
-		for _, l := range splitLines(string(raw)) {
+		for _, v := range list {
+			l, _ := v.(string)
 			if strings.TrimSpace(l) == "" {
 				continue
 			}
@@ -279,13 +313,12 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 			events = append(events, ev)
 			seqs = append(seqs, ev["seq"])
 		}
-		r["events"], r["seqs"] = events, seqs
+		d["events"], d["seqs"] = events, seqs
 		if len(seqs) > 0 {
-			r["last_seq"] = seqs[len(seqs)-1]
+			d["last_seq"] = seqs[len(seqs)-1]
 		}
-		r["event_lines"] = splitLines(string(raw))
 	}
-	return r
+	return d
 }
 
 // fileHash is the SHA-256 of a file of the folder as it is now ("" when

@@ -27,7 +27,23 @@ var Suite = runner.Suite{
 	Register:      agentkitsteps.Register,
 	CompileVector: CompileVector,
 	// A restart stops the gateway every check of a shared one talks to.
-	Vocabulary: engine.Vocabulary{Disturbing: []string{"restart"}},
+	// What the gateway itself wrote, the system messages it sends the
+	// stub model (its built-in prompts around the agent's instructions)
+	// and what it prints at start-up, is its authors' prose: transcripts
+	// keep its digest, and of it only the texts a check searched for.
+	Vocabulary: engine.Vocabulary{Disturbing: []string{"restart"}, PeerText: PeerText},
+}
+
+// PeerText are the places of the gateway's own prose in the suite's
+// exchanges: the content of every system message of the model requests,
+// the texts of the last request joined (/result/seen, which holds it), and
+// the gateway's start-up output. User, assistant and tool messages are the
+// stub's and the checks' texts (a tool message may end with a note the
+// gateway adds, which a check reads), and stay.
+var PeerText = []engine.Place{
+	{Op: engine.OpRead, Name: "model_requests", Pointer: "/outcome/result/requests/*/messages/*/content", If: map[string]any{"role": "system"}},
+	{Op: engine.OpRead, Name: "model_requests", Pointer: "/outcome/result/seen"},
+	{Op: engine.OpControl, Name: "startup", Pointer: "/outcome/result/stderr"},
 }
 
 // vectorFile is the suite's vector format: HTTP exchanges, or start-up

@@ -24,8 +24,15 @@ var Suite = runner.Suite{
 	Register:  kungfusteps.Register,
 	Uses:      Uses,
 	// Checks provision their own agents; moving the clock or restarting
-	// reaches every agent of the implementation.
-	Vocabulary: engine.Vocabulary{Provision: ControlProvision, Disturbing: []string{ControlClock, ControlRestart}},
+	// reaches every agent of the implementation. An admission secret is a
+	// bearer secret where thread.admit issues it and where thread.join
+	// presents it (the adapters keep an agent's credential and the control
+	// token out of every exchange themselves).
+	Vocabulary: engine.Vocabulary{Provision: ControlProvision, Disturbing: []string{ControlClock, ControlRestart},
+		Secrets: []engine.Place{
+			{Op: engine.OpAct, Name: "thread.admit", Pointer: "/outcome/result/secret"},
+			{Op: engine.OpAct, Name: "thread.join", Pointer: "/params/secret"},
+		}},
 }
 
 // Uses names the profiles whose actions and views a check uses: Memory
