@@ -2,12 +2,12 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/registry"
 )
 
@@ -32,7 +32,7 @@ and 2 when the file cannot be read as a declaration.`,
 			var opts declaration.VerifyOptions
 			if keyFile != "" {
 				var err error
-				if opts.PublicKey, err = os.ReadFile(keyFile); err != nil {
+				if opts.PublicKey, err = inputfile.Read(keyFile); err != nil {
 					return usagef("--key: %v", err)
 				}
 			}

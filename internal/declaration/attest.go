@@ -18,6 +18,8 @@ import (
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // The signed form of a statement: an in-toto attestation, that is a DSSE
@@ -74,17 +76,17 @@ func Sign(ctx context.Context, dir string, privatePEM []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	raw, err := inputfile.Read(filepath.Join(dir, "conformance.json"))
 	if err != nil {
 		return "", err
 	}
 	predicate := &structpb.Struct{}
-	if err := protojson.Unmarshal(raw, predicate); err != nil {
+	if err := protojson.Unmarshal(inputfile.Text(raw), predicate); err != nil {
 		return "", fmt.Errorf("conformance.json as a predicate: %w", err)
 	}
 	st := &intoto.Statement{Type: intoto.StatementTypeUri, PredicateType: PredicateType, Predicate: predicate}
 	for _, name := range attested {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := inputfile.Read(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -131,12 +133,12 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 	if err != nil {
 		return fail("%v", err)
 	}
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return fail("%v (sign the statement with `sifu sign --key KEY`)", err)
 	}
 	var env dsse.Envelope
-	if err := json.Unmarshal(raw, &env); err != nil {
+	if err := json.Unmarshal(inputfile.Text(raw), &env); err != nil {
 		return fail("not a DSSE envelope: %v", err)
 	}
 	verifier, err := dsse.NewEnvelopeVerifier(sv)
@@ -169,7 +171,7 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 		subjects[s.Name] = s.Digest["sha256"]
 	}
 	for _, name := range attested {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := inputfile.Read(filepath.Join(dir, name))
 		want, signed := subjects[name]
 		switch {
 		case errors.Is(err, os.ErrNotExist) && signed:
@@ -182,11 +184,11 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 			problems = append(problems, fmt.Sprintf("%s: %s has sha256 %s, the signed statement says %s", AttestationFile, name, short(Sum(b)), short(want)))
 		}
 	}
-	js, err := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	js, err := inputfile.Read(filepath.Join(dir, "conformance.json"))
 	if err == nil {
 		var onDisk, signed any
 		pj, _ := protojson.Marshal(st.Predicate)
-		if json.Unmarshal(js, &onDisk) != nil || json.Unmarshal(pj, &signed) != nil || !reflect.DeepEqual(onDisk, signed) {
+		if json.Unmarshal(inputfile.Text(js), &onDisk) != nil || json.Unmarshal(pj, &signed) != nil || !reflect.DeepEqual(onDisk, signed) {
 			problems = append(problems, fmt.Sprintf("%s: the signed predicate is not conformance.json", AttestationFile))
 		}
 	}
@@ -216,7 +218,7 @@ func WriteKeyPair(prefix string) (privPath, pubPath string, err error) {
 // SignFile signs the statement in dir with the private key in keyFile
 // (Sign), once it has checked that dir holds a statement.
 func SignFile(ctx context.Context, dir, keyFile string) (string, error) {
-	key, err := os.ReadFile(keyFile)
+	key, err := inputfile.Read(keyFile)
 	if err != nil {
 		return "", fmt.Errorf("--key: %w", err)
 	}

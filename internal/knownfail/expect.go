@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/catalogue"
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/results"
 )
 
@@ -37,12 +37,12 @@ type Entry struct {
 // Load reads and checks an expectations file: unknown fields, missing
 // reasons and duplicate entries are errors naming the entry.
 func Load(path string) (*File, []byte, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec := yaml.NewDecoder(bytes.NewReader(inputfile.Text(raw)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // Target is one implementation of the five ACP tools as sifu sees it. Every
@@ -255,7 +256,7 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 		}
 	}
 	r["files"] = e.files()
-	if raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json")); err == nil {
+	if raw, err := inputfile.Read(filepath.Join(e.folder, "protocol.json")); err == nil {
 		if tool == "init" {
 			r["protocol_text"] = string(raw) // the layout, as init writes it
 		}
@@ -265,7 +266,7 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 			r["protocol"] = proto
 		}
 	}
-	if raw, err := os.ReadFile(filepath.Join(e.folder, "events.jsonl")); err == nil {
+	if raw, err := inputfile.Read(filepath.Join(e.folder, "events.jsonl")); err == nil {
 		events, seqs := []any{}, []any{}
 		for _, l := range splitLines(string(raw)) {
 			if strings.TrimSpace(l) == "" {
@@ -291,7 +292,7 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 // fileHash is the SHA-256 of a file of the folder as it is now ("" when
 // there is none), for a freeze that records the deliverable's hash.
 func (e *Executor) fileHash(name string) string {
-	raw, err := os.ReadFile(filepath.Join(e.folder, filepath.FromSlash(name)))
+	raw, err := inputfile.Read(filepath.Join(e.folder, filepath.FromSlash(name)))
 	if err != nil {
 		return ""
 	}
@@ -325,7 +326,7 @@ func (e *Executor) digest() string {
 	})
 	sort.Strings(names)
 	for _, n := range names {
-		raw, _ := os.ReadFile(n)
+		raw, _ := inputfile.Read(n)
 		fmt.Fprintf(h, "%s\x00%d\x00", n, len(raw))
 		h.Write(raw)
 	}
@@ -408,7 +409,7 @@ func (e *Executor) content(v any) []byte {
 
 // gates are the completion gates' texts in the folder's protocol.json.
 func (e *Executor) gates() []string {
-	raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json"))
+	raw, err := inputfile.Read(filepath.Join(e.folder, "protocol.json"))
 	if err != nil {
 		return nil
 	}
