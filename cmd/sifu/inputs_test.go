@@ -77,3 +77,56 @@ func TestJSONInputsReadWithAByteOrderMark(t *testing.T) {
 		t.Errorf("a byte order mark was read as a character: %s", out)
 	}
 }
+
+// TestVerifyKeyIsAPEMPublicKey: --key naming a file that is no PEM key is
+// a usage error (exit 2) naming the file and what it must be; it was a
+// failed verification (exit 1).
+func TestVerifyKeyIsAPEMPublicKey(t *testing.T) {
+	t.Parallel()
+	key := filepath.Join(t.TempDir(), "key.txt")
+	if err := os.WriteFile(key, []byte("not a key\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out := sifuExit(t, "verify", "--key", key, "../../conformance/kungfu/conformance.json")
+	for _, want := range []string{"--key " + key, "not a PEM public key", "sifu keygen"} {
+		if code != exitUsage || !strings.Contains(out, want) {
+			t.Errorf("verify --key with a text file: exit %d, want %d saying %q\n%s", code, exitUsage, want, out)
+		}
+	}
+}
+
+// TestVerifyWithoutTheKeyOfASignedStatementIsNotOK: without --key, a
+// signed statement is not OK: verify asks for the key (exit 2), and a
+// signed file changed is a failure (exit 1); with the key it holds.
+func TestVerifyWithoutTheKeyOfASignedStatementIsNotOK(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	statement := filepath.Join(dir, "s")
+	keys := filepath.Join(dir, "k")
+	for _, args := range [][]string{
+		{"run", "-q", "--suite", "kungfu", "--profile", "memory", "--declare", statement},
+		{"keygen", "--out", keys},
+		{"sign", "--key", keys + ".pem", statement},
+		{"verify", "--key", keys + ".pub.pem", filepath.Join(statement, "conformance.json")},
+	} {
+		if code, out := sifuExit(t, args...); code != exitOK {
+			t.Fatalf("sifu %v: exit %d\n%s", args, code, out)
+		}
+	}
+	code, out := sifuExit(t, "verify", filepath.Join(statement, "conformance.json"))
+	if code != exitUsage || strings.Contains(out, "OK ") || !strings.Contains(out, "is signed") || !strings.Contains(out, "--key") {
+		t.Errorf("verify of a signed statement without --key: exit %d, want %d asking for --key\n%s", code, exitUsage, out)
+	}
+	junit := filepath.Join(statement, "junit.xml")
+	raw, err := os.ReadFile(junit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(junit, append(raw, ' '), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out = sifuExit(t, "verify", filepath.Join(statement, "conformance.json"))
+	if code != exitFail || !strings.Contains(out, "junit.xml has sha256") {
+		t.Errorf("verify of a changed signed statement without --key: exit %d, want %d naming junit.xml\n%s", code, exitFail, out)
+	}
+}

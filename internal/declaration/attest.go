@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 
 	intoto "github.com/in-toto/attestation/go/v1"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
@@ -120,33 +121,68 @@ func Sign(ctx context.Context, dir string, privatePEM []byte) (string, error) {
 	return sv.KeyID()
 }
 
-// verifyAttestation checks the attestation beside a statement: signed by
-// the key, an in-toto Statement of sifu's predicate, whose subjects are the
-// files as they are now (every attested file present is a subject) and
-// whose predicate is conformance.json.
-func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []string {
+// attestation is what checkAttestation found beside a statement.
+type attestation struct {
+	// Signed is set when the statement carries an attestation.
+	Signed bool
+	// KeyIDs are the IDs of the keys its signatures name (unchecked
+	// without a key: the envelope carries no key to check them with).
+	KeyIDs []string
+	// Problems are what does not hold.
+	Problems []string
+}
+
+// checkAttestation checks the attestation beside a statement: an in-toto
+// Statement of sifu's predicate, whose subjects are the files as they are
+// now (every attested file present is a subject) and whose predicate is
+// conformance.json, signed by the key publicPEM. Without a key
+// (publicPEM nil) it checks all of that but the signature, which only the
+// signer's public key can check: a DSSE envelope names its keys by ID and
+// carries none. A statement without an attestation is unsigned and has
+// no problem, unless a key was given. An attestation file sifu will not
+// read (inputfile.Refused) is the error.
+func checkAttestation(ctx context.Context, dir string, publicPEM []byte) (attestation, error) {
 	path := filepath.Join(dir, AttestationFile)
-	fail := func(format string, args ...any) []string {
-		return []string{fmt.Sprintf("%s: ", AttestationFile) + fmt.Sprintf(format, args...)}
+	var a attestation
+	fail := func(format string, args ...any) (attestation, error) {
+		a.Problems = append(a.Problems, fmt.Sprintf("%s: ", AttestationFile)+fmt.Sprintf(format, args...))
+		return a, nil
 	}
-	sv, err := signerVerifier(publicPEM)
-	if err != nil {
-		return fail("%v", err)
+	var sv *signerverifier.ED25519SignerVerifier
+	if publicPEM != nil {
+		var err error
+		if sv, err = signerVerifier(publicPEM); err != nil {
+			return fail("%v", err)
+		}
 	}
 	raw, err := inputfile.Read(path)
-	if err != nil {
+	switch {
+	case inputfile.Refused(err):
+		return a, err
+	case errors.Is(err, os.ErrNotExist) && sv == nil:
+		return a, nil // unsigned, and no key asks for a signature
+	case err != nil:
 		return fail("%v (sign the statement with `sifu sign --key KEY`)", err)
 	}
+	a.Signed = true
 	var env dsse.Envelope
 	if err := json.Unmarshal(inputfile.Text(raw), &env); err != nil {
 		return fail("not a DSSE envelope: %v", err)
 	}
-	verifier, err := dsse.NewEnvelopeVerifier(sv)
-	if err != nil {
-		return fail("%v", err)
+	for _, sig := range env.Signatures {
+		a.KeyIDs = append(a.KeyIDs, sig.KeyID)
 	}
-	if _, err := verifier.Verify(ctx, &env); err != nil {
-		return fail("the signature does not verify with this public key: %v", err)
+	if len(env.Signatures) == 0 {
+		return fail("the envelope holds no signature")
+	}
+	if sv != nil {
+		verifier, err := dsse.NewEnvelopeVerifier(sv)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if _, err := verifier.Verify(ctx, &env); err != nil {
+			return fail("the signature does not verify with this public key: %v", err)
+		}
 	}
 	if env.PayloadType != PayloadType {
 		return fail("payload type %s, not %q", clip(env.PayloadType), PayloadType)
@@ -174,6 +210,8 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 		b, err := inputfile.Read(filepath.Join(dir, name))
 		want, signed := subjects[name]
 		switch {
+		case inputfile.Refused(err):
+			return a, err
 		case errors.Is(err, os.ErrNotExist) && signed:
 			problems = append(problems, fmt.Sprintf("%s: subject %s was signed but is missing", AttestationFile, name))
 		case err != nil && !errors.Is(err, os.ErrNotExist):
@@ -192,7 +230,38 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 			problems = append(problems, fmt.Sprintf("%s: the signed predicate is not conformance.json", AttestationFile))
 		}
 	}
-	return problems
+	a.Problems = append(a.Problems, problems...)
+	return a, nil
+}
+
+// KeyNeededError is a signed statement verified without a key: all but
+// its signature holds, and the signature can only be checked with the
+// signer's public key.
+type KeyNeededError struct {
+	Path   string
+	KeyIDs []string
+}
+
+func (e *KeyNeededError) Error() string {
+	ids := make([]string, len(e.KeyIDs))
+	for i, id := range e.KeyIDs {
+		ids[i] = short(id)
+	}
+	return fmt.Sprintf("%s is signed (%s, key ID %s), and a signature can only be checked with the signer's public key, which the statement does not carry: pass it with --key PUBLIC.pem (the NAME.pub.pem `sifu keygen` wrote); the rest of the statement holds",
+		e.Path, AttestationFile, strings.Join(ids, ", "))
+}
+
+// CheckPublicKey reports whether publicPEM is an ed25519 key in PEM that
+// verify can check a signature with.
+func CheckPublicKey(publicPEM []byte) error {
+	const want = "verify needs the ed25519 public key in PEM that `sifu keygen --out NAME` writes as NAME.pub.pem (or `openssl pkey -pubout` of an ed25519 key)"
+	if block, _ := pem.Decode(publicPEM); block == nil {
+		return errors.New("not a PEM public key (no PEM block in it); " + want)
+	}
+	if _, err := signerVerifier(publicPEM); err != nil {
+		return fmt.Errorf("not a public key verify can use: %v; %s", err, want)
+	}
+	return nil
 }
 
 // WriteKeyPair makes an ed25519 key pair and writes it to prefix.pem

@@ -70,6 +70,9 @@ func strictDecode(raw []byte, v any) error {
 type VerifyOptions struct {
 	// PublicKey, when set, is a PEM public key: the statement must carry an
 	// attestation (conformance.intoto.json) signed with its private key.
+	// Without it, a statement that carries an attestation is checked but
+	// for the signature, and Verify ends with a KeyNeededError when the
+	// rest holds: a signature no key checked is not reported as holding.
 	PublicKey []byte
 }
 
@@ -77,9 +80,9 @@ type VerifyOptions struct {
 // it) and against this harness's suite files and checks. Beyond the hashes,
 // it judges every check again from the recorded transcript (see
 // runner.Plan.Rejudge), applies the expectations file again, recomputes the
-// claims and conformance.md, and, with a public key, checks the signed
-// attestation. It returns every problem found; none means the statement
-// holds.
+// claims and conformance.md, and checks the signed attestation, if there
+// is one (with a public key, its signature too; see VerifyOptions). It
+// returns every problem found; none means the statement holds.
 func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, opts VerifyOptions) ([]string, error) {
 	cat := plan.Catalogue
 	d, err := Read(path)
@@ -215,8 +218,13 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 	} else if line := firstDifference(string(md), Markdown(d, cat)); line > 0 {
 		bad("conformance.md does not say what conformance.json says (first difference at line %d); write it again from conformance.json", line)
 	}
-	if opts.PublicKey != nil {
-		problems = append(problems, verifyAttestation(ctx, dir, opts.PublicKey)...)
+	att, err := checkAttestation(ctx, dir, opts.PublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", AttestationFile, err)
+	}
+	problems = append(problems, att.Problems...)
+	if att.Signed && opts.PublicKey == nil && len(problems) == 0 {
+		return nil, &KeyNeededError{Path: path, KeyIDs: att.KeyIDs}
 	}
 	return problems, nil
 }
