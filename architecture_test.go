@@ -110,7 +110,7 @@ func suiteOf(path string) string {
 // core is the machinery that knows no suite.
 var core = []string{"internal/engine", "internal/runner", "internal/results", "internal/declaration", "internal/report",
 	"internal/catalogue", "internal/schema", "internal/knownfail", "internal/attack/fuzz", "internal/attack/linear",
-	"internal/attack/selftest", "internal/progress", "internal/proc", "internal/ndjson", "internal/quickstart"}
+	"internal/attack/selftest", "internal/progress", "internal/proc", "internal/ndjson", "internal/inputfile", "internal/quickstart"}
 
 // transports are the packages that reach an implementation.
 var transports = []string{"net", "net/http", "net/http/httptest", "net/http/httputil", "os/exec", "github.com/go-resty/resty/v2"}
@@ -240,6 +240,29 @@ func unixOnly(name, src string) bool {
 		}
 	}
 	return false
+}
+
+// TestFilesAreReadThroughInputfile: the harness reads the files it is given
+// through internal/inputfile only (regular files, bounded, never blocking
+// on a pipe); the references, which know nothing of the harness, read as
+// they like.
+func TestFilesAreReadThroughInputfile(t *testing.T) {
+	for _, p := range packages(t) {
+		if under(p.rel(), "reference", "internal/inputfile") {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			raw, err := os.ReadFile(filepath.Join(p.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, call := range []string{"os.ReadFile(", "fs.ReadFile(", "ioutil.ReadFile(", "os.Open("} {
+				if strings.Contains(string(raw), call) {
+					t.Errorf("%s calls %s: read the files sifu is given with internal/inputfile", filepath.Join(p.rel(), f), strings.TrimSuffix(call, "("))
+				}
+			}
+		}
+	}
 }
 
 // TestTheDocumentNamesEveryDirectory: docs/architecture.md names every

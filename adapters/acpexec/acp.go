@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/suite/acp"
 )
@@ -128,12 +129,12 @@ func checkPlaceholders(file, tool string, t Template) error {
 // LoadConfig reads and checks a target config. Every problem names the
 // file and the field.
 func LoadConfig(file string) (*Config, error) {
-	raw, err := os.ReadFile(file)
+	raw, err := inputfile.Read(file)
 	if err != nil {
 		return nil, fmt.Errorf("--target-config: %v", err)
 	}
 	var c Config
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(inputfile.Text(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
 		return nil, fmt.Errorf("%s: not an ACP target config: %v (see docs/acp.md)", file, err)

@@ -20,6 +20,10 @@ import (
 // end (an SSE stream ends when the gateway closes it).
 type Client struct{ rc *resty.Client }
 
+// MaxAnswer is the most sifu reads of one answer body (a whole event
+// stream included).
+const MaxAnswer = 16 << 20
+
 // NewClient returns a client whose requests give up after timeout.
 func NewClient(timeout time.Duration) *Client {
 	return &Client{rc: resty.New().SetTimeout(timeout).SetRedirectPolicy(resty.NoRedirectPolicy())}
@@ -43,12 +47,16 @@ func (c *Client) Do(ctx context.Context, base string, req agentkit.Request) (age
 	}
 	body := resp.RawBody()
 	defer body.Close()
-	raw, err := io.ReadAll(io.LimitReader(body, 16<<20))
+	raw, err := io.ReadAll(io.LimitReader(body, MaxAnswer+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return agentkit.Response{}, ctx.Err()
 		}
 		return agentkit.Response{}, fmt.Errorf("%s %s: reading the answer: %w", req.Method, req.Path, err)
+	}
+	if len(raw) > MaxAnswer {
+		return agentkit.Response{}, fmt.Errorf("%s %s%s: the answer is longer than %d MiB, the most sifu reads of one answer: check that the gateway answers %s with the protocol's message or stream, not a file or an endless stream",
+			req.Method, base, req.Path, MaxAnswer>>20, req.Path)
 	}
 	out := agentkit.Response{Status: resp.StatusCode(), Header: agentkit.Header(resp.Header()), Body: raw}
 	if strings.HasPrefix(resp.Header().Get("Content-Type"), "text/event-stream") {

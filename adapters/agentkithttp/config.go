@@ -12,6 +12,7 @@ import (
 	"strings"
 	"text/template"
 
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
 
@@ -41,7 +42,7 @@ func Render(tmpl fs.FS, data ConfigData) (map[string]string, error) {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".tmpl") {
 			return err
 		}
-		raw, err := fs.ReadFile(tmpl, p)
+		raw, err := inputfile.ReadFS(tmpl, p)
 		if err != nil {
 			return err
 		}

@@ -68,3 +68,27 @@ func TestLaunchReportsAnExitWithItsOutput(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestAnAnswerTooLongIsRefusedNotCut: an answer over MaxAnswer is an
+// error naming the URL and the limit; it was cut silently at the limit
+// before, and the cut answer judged.
+func TestAnAnswerTooLongIsRefusedNotCut(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(strings.Repeat("x", MaxAnswer+1)))
+	}))
+	defer srv.Close()
+	_, err := NewClient(time.Minute).Do(context.Background(), srv.URL, agentkit.Request{Method: "GET", Path: "/big"})
+	if err == nil || !strings.Contains(err.Error(), "GET "+srv.URL+"/big") || !strings.Contains(err.Error(), "longer than 16 MiB") {
+		t.Fatalf("a 16 MiB and one byte answer: %v; want an error naming the URL and the limit", err)
+	}
+}
+
+// TestAStreamLineOfAnyLengthIsSplit: a frame longer than a line scanner's
+// buffer is kept whole (it was dropped with everything after it).
+func TestAStreamLineOfAnyLengthIsSplit(t *testing.T) {
+	long := strings.Repeat("y", 9<<20)
+	st := splitStream([]byte("data: " + long + "\r\n\r\ndata: [DONE]\n\n"))
+	if len(st.Items) != 2 || st.Items[0].Frame != long || st.Items[1].Frame != "[DONE]" || !st.EndsWithBlankLine {
+		t.Fatalf("%d items", len(st.Items))
+	}
+}

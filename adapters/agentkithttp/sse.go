@@ -1,7 +1,6 @@
 package agentkithttp
 
 import (
-	"bufio"
 	"bytes"
 	"strings"
 
@@ -20,10 +19,14 @@ func splitStream(body []byte) *agentkit.Stream {
 			data = nil
 		}
 	}
-	sc := bufio.NewScanner(bytes.NewReader(body))
-	sc.Buffer(make([]byte, 64*1024), 8*1024*1024)
-	for sc.Scan() {
-		line := sc.Text()
+	// The body is bounded (MaxAnswer), so no line of it is too long to
+	// split: every line is read, however long.
+	lines := strings.Split(string(body), "\n")
+	if strings.HasSuffix(string(body), "\n") || len(body) == 0 {
+		lines = lines[:len(lines)-1]
+	}
+	for _, line := range lines {
+		line = strings.TrimSuffix(line, "\r")
 		switch {
 		case line == "":
 			flush()

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -129,5 +130,33 @@ func TestBrokenHello(t *testing.T) {
 		if !errors.As(err, &ae) || !strings.Contains(err.Error(), want) {
 			t.Errorf("hello %s: %v; want an adapter error mentioning %q", body, err, want)
 		}
+	}
+}
+
+// TestAnAnswerTooLongIsOneSentence: an answer over the body limit is an
+// adapter error naming the URL, the limit and what to check, not resty's
+// own words; it is not repeated.
+func TestAnAnswerTooLongIsOneSentence(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		_, _ = w.Write([]byte(`{"implementation":"` + strings.Repeat("x", 2<<20) + `"}`))
+	}))
+	defer srv.Close()
+	_, err := NewClient(srv.URL, ClientOptions{MaxResponse: 1 << 20}).Hello(context.Background())
+	var ae *engine.AdapterError
+	if !errors.As(err, &ae) {
+		t.Fatalf("hello with a 2 MiB answer: %v; want an adapter error", err)
+	}
+	for _, want := range []string{"GET " + srv.URL + "/kungfu/v1/hello", "longer than 1 MiB (1048576 bytes)", "--url"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "resty") {
+		t.Errorf("%q quotes resty", err)
+	}
+	if n := requests.Load(); n != 1 {
+		t.Errorf("the request was made %d times; an answer too long is not repeated", n)
 	}
 }

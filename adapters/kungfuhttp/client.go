@@ -43,6 +43,8 @@ const BindingSchema = "kungfu-binding.schema.json"
 type Client struct {
 	once    *resty.Client // never repeats a request
 	retried *resty.Client // repeats requests that are safe to repeat
+	base    string        // the server's base URL, for messages
+	max     int           // the longest answer body read
 	token   string
 	timeout time.Duration
 	schemas *schema.Set
@@ -85,11 +87,14 @@ func NewClient(baseURL string, opts ClientOptions) *Client {
 			SetHeader("Accept", "application/json").SetRetryCount(retries).
 			SetRetryWaitTime(20 * time.Millisecond).SetRetryMaxWaitTime(200 * time.Millisecond)
 		c.SetLogger(quietLogger{})
-		// Repeat only what never reached an answer: a transport error.
-		c.AddRetryCondition(func(r *resty.Response, err error) bool { return err != nil })
+		// Repeat only what never reached an answer: a transport error (an
+		// answer too long to read was one, and would be again).
+		c.AddRetryCondition(func(r *resty.Response, err error) bool {
+			return err != nil && !errors.Is(err, resty.ErrResponseBodyTooLarge)
+		})
 		return c
 	}
-	return &Client{once: mk(0), retried: mk(opts.Retries), token: opts.ControlToken, timeout: opts.Timeout, cuts: opts.Reset != nil,
+	return &Client{once: mk(0), retried: mk(opts.Retries), base: strings.TrimRight(baseURL, "/"), max: opts.MaxResponse, token: opts.ControlToken, timeout: opts.Timeout, cuts: opts.Reset != nil,
 		schemas: schema.Bundled(), creds: map[string]string{}}
 }
 
@@ -209,6 +214,11 @@ func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred 
 		if ctx.Err() != nil {
 			return nil, nil, ctx.Err()
 		}
+		if errors.Is(err, resty.ErrResponseBodyTooLarge) {
+			return nil, nil, &engine.AdapterError{Step: method + " " + path, Err: fmt.Errorf(
+				"%s %s%s: the answer is longer than %s, the most sifu reads of one binding answer: a binding answer is one small JSON document; check that --url is the binding's base URL and that the server answers %s with a binding message, not a file or a stream",
+				method, c.base, path, sizeLabel(c.max), path)}
+		}
 		if timedOut(err) {
 			// A hang is a timeout, not a broken harness: keep the deadline
 			// in the chain (the message is redacted, the cause is not).
@@ -232,6 +242,14 @@ func (c *Client) send(ctx context.Context, rc *resty.Client, method, path, cred 
 		return nil, nil, &engine.AdapterError{Step: method + " " + path, Err: err}
 	}
 	return raw, doc, nil
+}
+
+// sizeLabel says n bytes in MiB when it is a whole number of them.
+func sizeLabel(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // timedOut reports whether a request failed because its time ran out.

@@ -15,10 +15,12 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
 
+	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
@@ -42,8 +44,9 @@ type Answer struct {
 	Rejection *kungfu.Rejection `json:"rejection,omitempty"`
 }
 
-// MaxLine is the longest line either side accepts.
-const MaxLine = 4 << 20
+// MaxLine is the longest line either side accepts: far more than any
+// binding message, little enough to bound what a runaway process costs.
+const MaxLine = 64 << 20
 
 // Serve answers binding requests read from r by calling t, writing answers
 // to w, until r ends or ctx is cancelled. Requests are served concurrently.
@@ -75,7 +78,12 @@ func Serve(ctx context.Context, t kungfu.Target, r io.Reader, w io.Writer) error
 		}()
 	}
 	wg.Wait()
-	return sc.Err()
+	if err := sc.Err(); errors.Is(err, bufio.ErrTooLong) {
+		return fmt.Errorf("a request line is longer than %s, the longest the stdio binding reads: send each request as one JSON document of at most that size on one line", ndjson.SizeLabel(MaxLine))
+	} else if err != nil {
+		return err
+	}
+	return nil
 }
 
 func rejected(id int64, reason, next, msg string) Answer {

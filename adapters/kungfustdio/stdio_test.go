@@ -3,6 +3,7 @@ package kungfustdio
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -56,4 +57,23 @@ func TestBrokenImplementations(t *testing.T) {
 	if _, err := badHello.Hello(ctx(t, 5*time.Second)); !errors.As(err, &ae) || !strings.Contains(err.Error(), "version") {
 		t.Errorf("hello missing fields: %v", err)
 	}
+}
+
+// TestServeRefusesALineTooLongInASentence: a request line over MaxLine
+// ends Serve with a sentence naming the limit, not "token too long".
+func TestServeRefusesALineTooLongInASentence(t *testing.T) {
+	in := io.MultiReader(io.LimitReader(repeatX{}, MaxLine+1), strings.NewReader("\n"))
+	err := Serve(context.Background(), nil, in, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "longer than 64 MiB (67108864 bytes)") || strings.Contains(err.Error(), "token too long") {
+		t.Fatalf("Serve: %v", err)
+	}
+}
+
+type repeatX struct{}
+
+func (repeatX) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
 }

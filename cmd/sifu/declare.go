@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/registry"
 )
 
@@ -23,17 +24,25 @@ transcript.jsonl, so that every verdict must follow from the transcript;
 applies the expectations file again; folds the rule verdicts and the profile
 claims again; and writes conformance.md again and compares it. With --key it
 also checks conformance.intoto.json, the in-toto attestation ` + "`sifu sign`" + `
-writes, against that public key.
+writes, against that public key. A statement that carries an attestation
+is checked without --key too, all but the signature (its subjects are the
+files as they are, its predicate is conformance.json); since a signature
+can only be checked with the signer's public key, which the attestation
+does not carry, verify then asks for --key (exit 2) instead of saying OK.
 
 It exits 0 when the statement holds, 1 with the reasons when it does not,
-and 2 when the file cannot be read as a declaration.`,
+and 2 when the file cannot be read as a declaration, when --key is not a
+PEM public key, or when a signed statement is verified without --key.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts declaration.VerifyOptions
 			if keyFile != "" {
 				var err error
-				if opts.PublicKey, err = os.ReadFile(keyFile); err != nil {
+				if opts.PublicKey, err = inputfile.Read(keyFile); err != nil {
 					return usagef("--key: %v", err)
+				}
+				if err := declaration.CheckPublicKey(opts.PublicKey); err != nil {
+					return usagef("--key %s: %v", keyFile, err)
 				}
 			}
 			d, problems, err := registry.Verify(cmd.Context(), args[0], opts)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/attack/faultproxy"
 	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/progress"
 	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/results"
@@ -113,7 +114,7 @@ func (f targetFlags) spec() (registry.Spec, error) {
 	s := registry.Spec{Kind: f.target, URL: f.url, Command: f.command, StartCommand: f.startCmd, Config: f.targetConfig,
 		Mutant: f.mutant, RequestTimeout: f.requestTimeout, ControlToken: os.Getenv(f.tokenEnv)}
 	if f.tokenFile != "" {
-		raw, err := os.ReadFile(f.tokenFile)
+		raw, err := inputfile.Read(f.tokenFile)
 		if err != nil {
 			return s, usagef("--control-token-file: %v", err)
 		}
@@ -153,7 +154,7 @@ func runSuite(ctx context.Context, stdout io.Writer, f runFlags) error {
 		}
 	}
 	if f.signKey != "" {
-		if req.SignKey, err = os.ReadFile(f.signKey); err != nil {
+		if req.SignKey, err = inputfile.Read(f.signKey); err != nil {
 			return usagef("--sign-key: %v", err)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
@@ -65,7 +66,7 @@ func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, 
 		return usagef("--sync %q: use full or normal", syncMode)
 	}
 	if tokenFile != "" {
-		raw, err := os.ReadFile(tokenFile)
+		raw, err := inputfile.Read(tokenFile)
 		if err != nil {
 			return usagef("--control-token-file: %v", err)
 		}

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/schema"
 )
 
@@ -82,10 +83,11 @@ func (r Rule) Advisory() bool { return r.Level == "SHOULD" || r.Level == "SHOULD
 // Load reads and validates the catalogue at file inside fsys, with schemas
 // from set.
 func Load(fsys fs.FS, file string, set *schema.Set) (*Catalogue, error) {
-	raw, err := fs.ReadFile(fsys, file)
+	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("rule catalogue: %w", err)
 	}
+	raw = inputfile.Text(raw)
 	if err := set.Validate(SchemaName, file, raw); err != nil {
 		return nil, err
 	}

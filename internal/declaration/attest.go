@@ -12,12 +12,15 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 
 	intoto "github.com/in-toto/attestation/go/v1"
 	"github.com/secure-systems-lab/go-securesystemslib/dsse"
 	"github.com/secure-systems-lab/go-securesystemslib/signerverifier"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // The signed form of a statement: an in-toto attestation, that is a DSSE
@@ -74,17 +77,17 @@ func Sign(ctx context.Context, dir string, privatePEM []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	raw, err := inputfile.Read(filepath.Join(dir, "conformance.json"))
 	if err != nil {
 		return "", err
 	}
 	predicate := &structpb.Struct{}
-	if err := protojson.Unmarshal(raw, predicate); err != nil {
+	if err := protojson.Unmarshal(inputfile.Text(raw), predicate); err != nil {
 		return "", fmt.Errorf("conformance.json as a predicate: %w", err)
 	}
 	st := &intoto.Statement{Type: intoto.StatementTypeUri, PredicateType: PredicateType, Predicate: predicate}
 	for _, name := range attested {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := inputfile.Read(filepath.Join(dir, name))
 		if errors.Is(err, os.ErrNotExist) {
 			continue
 		}
@@ -118,33 +121,68 @@ func Sign(ctx context.Context, dir string, privatePEM []byte) (string, error) {
 	return sv.KeyID()
 }
 
-// verifyAttestation checks the attestation beside a statement: signed by
-// the key, an in-toto Statement of sifu's predicate, whose subjects are the
-// files as they are now (every attested file present is a subject) and
-// whose predicate is conformance.json.
-func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []string {
+// attestation is what checkAttestation found beside a statement.
+type attestation struct {
+	// Signed is set when the statement carries an attestation.
+	Signed bool
+	// KeyIDs are the IDs of the keys its signatures name (unchecked
+	// without a key: the envelope carries no key to check them with).
+	KeyIDs []string
+	// Problems are what does not hold.
+	Problems []string
+}
+
+// checkAttestation checks the attestation beside a statement: an in-toto
+// Statement of sifu's predicate, whose subjects are the files as they are
+// now (every attested file present is a subject) and whose predicate is
+// conformance.json, signed by the key publicPEM. Without a key
+// (publicPEM nil) it checks all of that but the signature, which only the
+// signer's public key can check: a DSSE envelope names its keys by ID and
+// carries none. A statement without an attestation is unsigned and has
+// no problem, unless a key was given. An attestation file sifu will not
+// read (inputfile.Refused) is the error.
+func checkAttestation(ctx context.Context, dir string, publicPEM []byte) (attestation, error) {
 	path := filepath.Join(dir, AttestationFile)
-	fail := func(format string, args ...any) []string {
-		return []string{fmt.Sprintf("%s: ", AttestationFile) + fmt.Sprintf(format, args...)}
+	var a attestation
+	fail := func(format string, args ...any) (attestation, error) {
+		a.Problems = append(a.Problems, fmt.Sprintf("%s: ", AttestationFile)+fmt.Sprintf(format, args...))
+		return a, nil
 	}
-	sv, err := signerVerifier(publicPEM)
-	if err != nil {
-		return fail("%v", err)
+	var sv *signerverifier.ED25519SignerVerifier
+	if publicPEM != nil {
+		var err error
+		if sv, err = signerVerifier(publicPEM); err != nil {
+			return fail("%v", err)
+		}
 	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
+	raw, err := inputfile.Read(path)
+	switch {
+	case inputfile.Refused(err):
+		return a, err
+	case errors.Is(err, os.ErrNotExist) && sv == nil:
+		return a, nil // unsigned, and no key asks for a signature
+	case err != nil:
 		return fail("%v (sign the statement with `sifu sign --key KEY`)", err)
 	}
+	a.Signed = true
 	var env dsse.Envelope
-	if err := json.Unmarshal(raw, &env); err != nil {
+	if err := json.Unmarshal(inputfile.Text(raw), &env); err != nil {
 		return fail("not a DSSE envelope: %v", err)
 	}
-	verifier, err := dsse.NewEnvelopeVerifier(sv)
-	if err != nil {
-		return fail("%v", err)
+	for _, sig := range env.Signatures {
+		a.KeyIDs = append(a.KeyIDs, sig.KeyID)
 	}
-	if _, err := verifier.Verify(ctx, &env); err != nil {
-		return fail("the signature does not verify with this public key: %v", err)
+	if len(env.Signatures) == 0 {
+		return fail("the envelope holds no signature")
+	}
+	if sv != nil {
+		verifier, err := dsse.NewEnvelopeVerifier(sv)
+		if err != nil {
+			return fail("%v", err)
+		}
+		if _, err := verifier.Verify(ctx, &env); err != nil {
+			return fail("the signature does not verify with this public key: %v", err)
+		}
 	}
 	if env.PayloadType != PayloadType {
 		return fail("payload type %s, not %q", clip(env.PayloadType), PayloadType)
@@ -169,9 +207,11 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 		subjects[s.Name] = s.Digest["sha256"]
 	}
 	for _, name := range attested {
-		b, err := os.ReadFile(filepath.Join(dir, name))
+		b, err := inputfile.Read(filepath.Join(dir, name))
 		want, signed := subjects[name]
 		switch {
+		case inputfile.Refused(err):
+			return a, err
 		case errors.Is(err, os.ErrNotExist) && signed:
 			problems = append(problems, fmt.Sprintf("%s: subject %s was signed but is missing", AttestationFile, name))
 		case err != nil && !errors.Is(err, os.ErrNotExist):
@@ -182,15 +222,46 @@ func verifyAttestation(ctx context.Context, dir string, publicPEM []byte) []stri
 			problems = append(problems, fmt.Sprintf("%s: %s has sha256 %s, the signed statement says %s", AttestationFile, name, short(Sum(b)), short(want)))
 		}
 	}
-	js, err := os.ReadFile(filepath.Join(dir, "conformance.json"))
+	js, err := inputfile.Read(filepath.Join(dir, "conformance.json"))
 	if err == nil {
 		var onDisk, signed any
 		pj, _ := protojson.Marshal(st.Predicate)
-		if json.Unmarshal(js, &onDisk) != nil || json.Unmarshal(pj, &signed) != nil || !reflect.DeepEqual(onDisk, signed) {
+		if json.Unmarshal(inputfile.Text(js), &onDisk) != nil || json.Unmarshal(pj, &signed) != nil || !reflect.DeepEqual(onDisk, signed) {
 			problems = append(problems, fmt.Sprintf("%s: the signed predicate is not conformance.json", AttestationFile))
 		}
 	}
-	return problems
+	a.Problems = append(a.Problems, problems...)
+	return a, nil
+}
+
+// KeyNeededError is a signed statement verified without a key: all but
+// its signature holds, and the signature can only be checked with the
+// signer's public key.
+type KeyNeededError struct {
+	Path   string
+	KeyIDs []string
+}
+
+func (e *KeyNeededError) Error() string {
+	ids := make([]string, len(e.KeyIDs))
+	for i, id := range e.KeyIDs {
+		ids[i] = short(id)
+	}
+	return fmt.Sprintf("%s is signed (%s, key ID %s), and a signature can only be checked with the signer's public key, which the statement does not carry: pass it with --key PUBLIC.pem (the NAME.pub.pem `sifu keygen` wrote); the rest of the statement holds",
+		e.Path, AttestationFile, strings.Join(ids, ", "))
+}
+
+// CheckPublicKey reports whether publicPEM is an ed25519 key in PEM that
+// verify can check a signature with.
+func CheckPublicKey(publicPEM []byte) error {
+	const want = "verify needs the ed25519 public key in PEM that `sifu keygen --out NAME` writes as NAME.pub.pem (or `openssl pkey -pubout` of an ed25519 key)"
+	if block, _ := pem.Decode(publicPEM); block == nil {
+		return errors.New("not a PEM public key (no PEM block in it); " + want)
+	}
+	if _, err := signerVerifier(publicPEM); err != nil {
+		return fmt.Errorf("not a public key verify can use: %v; %s", err, want)
+	}
+	return nil
 }
 
 // WriteKeyPair makes an ed25519 key pair and writes it to prefix.pem
@@ -216,7 +287,7 @@ func WriteKeyPair(prefix string) (privPath, pubPath string, err error) {
 // SignFile signs the statement in dir with the private key in keyFile
 // (Sign), once it has checked that dir holds a statement.
 func SignFile(ctx context.Context, dir, keyFile string) (string, error) {
-	key, err := os.ReadFile(keyFile)
+	key, err := inputfile.Read(keyFile)
 	if err != nil {
 		return "", fmt.Errorf("--key: %w", err)
 	}

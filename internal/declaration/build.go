@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/catalogue"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
@@ -26,7 +27,7 @@ type Sources struct {
 
 // Digests hashes the suite's catalogue, features and vectors.
 func (s Sources) Digests() (cat, features, vectors Digest, err error) {
-	raw, err := fs.ReadFile(s.FS, s.Catalogue)
+	raw, err := inputfile.ReadFS(s.FS, s.Catalogue)
 	if err != nil {
 		return cat, features, vectors, err
 	}
@@ -260,7 +261,7 @@ func Declare(dir string, plan *runner.Plan, src Sources, run *results.Run, expec
 	if err := results.WriteCucumberFile(dir, run, plan.Checks); err != nil {
 		return nil, err
 	}
-	raw, err := os.ReadFile(filepath.Join(dir, "results.json"))
+	raw, err := inputfile.Read(filepath.Join(dir, "results.json"))
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/catalogue"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/results"
 )
 
@@ -167,7 +168,7 @@ func TreeDigest(fsys fs.FS, dir, ext string, skip ...string) (Digest, error) {
 		if err != nil || d.IsDir() || !strings.HasSuffix(p, ext) || slices.Contains(skip, p) {
 			return err
 		}
-		raw, err := fs.ReadFile(fsys, p)
+		raw, err := inputfile.ReadFS(fsys, p)
 		if err != nil {
 			return err
 		}

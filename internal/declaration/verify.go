@@ -5,11 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/knownfail"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -18,7 +18,7 @@ import (
 // Read decodes a declaration strictly: unknown fields, a truncated file or
 // another format are errors that name the problem.
 func Read(path string) (*Declaration, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return nil, err
 	}
@@ -37,7 +37,7 @@ func Read(path string) (*Declaration, error) {
 
 // ReadResults decodes results.json strictly.
 func ReadResults(path string) (*results.Run, []byte, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,7 +55,7 @@ func ReadResults(path string) (*results.Run, []byte, error) {
 }
 
 func strictDecode(raw []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(inputfile.Text(raw)))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("not a valid document (truncated or edited?): %w", err)
@@ -70,6 +70,9 @@ func strictDecode(raw []byte, v any) error {
 type VerifyOptions struct {
 	// PublicKey, when set, is a PEM public key: the statement must carry an
 	// attestation (conformance.intoto.json) signed with its private key.
+	// Without it, a statement that carries an attestation is checked but
+	// for the signature, and Verify ends with a KeyNeededError when the
+	// rest holds: a signature no key checked is not reported as holding.
 	PublicKey []byte
 }
 
@@ -77,9 +80,9 @@ type VerifyOptions struct {
 // it) and against this harness's suite files and checks. Beyond the hashes,
 // it judges every check again from the recorded transcript (see
 // runner.Plan.Rejudge), applies the expectations file again, recomputes the
-// claims and conformance.md, and, with a public key, checks the signed
-// attestation. It returns every problem found; none means the statement
-// holds.
+// claims and conformance.md, and checks the signed attestation, if there
+// is one (with a public key, its signature too; see VerifyOptions). It
+// returns every problem found; none means the statement holds.
 func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, opts VerifyOptions) ([]string, error) {
 	cat := plan.Catalogue
 	d, err := Read(path)
@@ -110,6 +113,9 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 	}
 	resultsPath := filepath.Join(dir, d.Evidence.Results.Path)
 	run, raw, err := ReadResults(resultsPath)
+	if inputfile.Refused(err) {
+		return nil, fmt.Errorf("/evidence/results: %w", err)
+	}
 	if err != nil {
 		bad("/evidence/results: %v", err)
 		return problems, nil
@@ -119,7 +125,9 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 	}
 	transcriptPath := filepath.Join(dir, d.Evidence.Transcript.Path)
 	transcriptOK := false
-	if tr, err := os.ReadFile(transcriptPath); err != nil {
+	if tr, err := inputfile.Read(transcriptPath); inputfile.Refused(err) {
+		return nil, fmt.Errorf("/evidence/transcript: %w", err)
+	} else if err != nil {
 		bad("/evidence/transcript: %v", err)
 	} else {
 		got := Sum(tr)
@@ -136,7 +144,9 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 	var expectRaw []byte
 	if d.Evidence.Expectations != nil {
 		p := filepath.Join(dir, filepath.Base(d.Evidence.Expectations.Path))
-		if raw, err := os.ReadFile(p); err != nil {
+		if raw, err := inputfile.Read(p); inputfile.Refused(err) {
+			return nil, fmt.Errorf("/evidence/expectations: %w", err)
+		} else if err != nil {
 			bad("/evidence/expectations: %v (keep a copy of the expectations file beside the declaration)", err)
 		} else if got := Sum(raw); got != d.Evidence.Expectations.SHA256 {
 			bad("/evidence/expectations: %s has sha256 %s, the declaration says %s", p, short(got), short(d.Evidence.Expectations.SHA256))
@@ -204,13 +214,20 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 	if got, want := deviationsJSON(d.Deviations), deviationsJSON(Deviations(run)); got != want {
 		bad("/known_deviations: the declaration lists %s, the expectations results.json applied give %s", clip(got), clip(want))
 	}
-	if md, err := os.ReadFile(filepath.Join(dir, "conformance.md")); err != nil {
+	if md, err := inputfile.Read(filepath.Join(dir, "conformance.md")); inputfile.Refused(err) {
+		return nil, fmt.Errorf("conformance.md: %w", err)
+	} else if err != nil {
 		bad("conformance.md: %v (it is written beside conformance.json)", err)
 	} else if line := firstDifference(string(md), Markdown(d, cat)); line > 0 {
 		bad("conformance.md does not say what conformance.json says (first difference at line %d); write it again from conformance.json", line)
 	}
-	if opts.PublicKey != nil {
-		problems = append(problems, verifyAttestation(ctx, dir, opts.PublicKey)...)
+	att, err := checkAttestation(ctx, dir, opts.PublicKey)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", AttestationFile, err)
+	}
+	problems = append(problems, att.Problems...)
+	if att.Signed && opts.PublicKey == nil && len(problems) == 0 {
+		return nil, &KeyNeededError{Path: path, KeyIDs: att.KeyIDs}
 	}
 	return problems, nil
 }

@@ -3,6 +3,7 @@ package declaration_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -336,6 +337,62 @@ func TestSignedStatementVerifiesOnlyWithItsKey(t *testing.T) {
 	}
 	if _, err := declaration.Sign(context.Background(), dir, pub); err == nil {
 		t.Fatal("a public key signed a statement")
+	}
+}
+
+// TestASignedStatementIsNotOKWithoutItsKey: verify without a key checks a
+// signed statement's attestation but for the signature, and does not say
+// it holds: the untouched statement asks for the key (KeyNeededError), a
+// byte changed in the signature asks for it too (nothing without the key
+// can tell), and a byte changed in a signed file is a problem.
+func TestASignedStatementIsNotOKWithoutItsKey(t *testing.T) {
+	path, _, plan := declareRun(t)
+	dir := filepath.Dir(path)
+	priv, pub, err := declaration.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := declaration.Sign(context.Background(), dir, priv); err != nil {
+		t.Fatal(err)
+	}
+	unkeyed := func() ([]string, error) {
+		return declaration.Verify(context.Background(), path, plan, sources(), declaration.VerifyOptions{})
+	}
+	var need *declaration.KeyNeededError
+	if problems, err := unkeyed(); !errors.As(err, &need) || len(problems) > 0 {
+		t.Fatalf("a signed statement without its key: %v, %v; want a KeyNeededError", problems, err)
+	}
+	if !strings.Contains(need.Error(), "--key") {
+		t.Errorf("%q does not say to pass --key", need)
+	}
+	envPath := filepath.Join(dir, declaration.AttestationFile)
+	signed, err := os.ReadFile(envPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var env map[string]any
+	if err := json.Unmarshal(signed, &env); err != nil {
+		t.Fatal(err)
+	}
+	sig := env["signatures"].([]any)[0].(map[string]any)
+	b := []byte(sig["sig"].(string))
+	b[3] ^= 1 // still base64
+	sig["sig"] = string(b)
+	forged, _ := json.Marshal(env)
+	os.WriteFile(envPath, forged, 0o644)
+	if problems, err := unkeyed(); !errors.As(err, &need) || len(problems) > 0 {
+		t.Errorf("a changed signature without the key: %v, %v; want a KeyNeededError", problems, err)
+	}
+	if problems := verify(t, path, plan, declaration.VerifyOptions{PublicKey: pub}); !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "the signature does not verify") }) {
+		t.Errorf("a changed signature with the key: %v", problems)
+	}
+	os.WriteFile(envPath, signed, 0o644)
+	md := filepath.Join(dir, "junit.xml")
+	raw, _ := os.ReadFile(md)
+	os.WriteFile(md, append(raw, ' '), 0o644)
+	problems, err := unkeyed()
+	if err != nil || !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, "junit.xml has sha256") }) {
+		t.Errorf("a signed file changed, without the key: %v, %v; want the change as a problem", problems, err)
 	}
 }
 

@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/catalogue"
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/results"
 )
 
@@ -83,12 +83,12 @@ var expectable = []engine.Status{engine.Fail, engine.Warn, engine.Untestable, en
 // and checks named twice are errors naming the entry. Whether the IDs are
 // checks and rules of the suite Apply checks, against the plan.
 func Load(path string) (*File, []byte, error) {
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	var f File
-	dec := yaml.NewDecoder(bytes.NewReader(raw))
+	dec := yaml.NewDecoder(bytes.NewReader(inputfile.Text(raw)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&f); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)

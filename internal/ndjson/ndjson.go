@@ -121,6 +121,10 @@ func (c *Conn) readLoop(stdout io.Reader) {
 	}
 	if why == nil {
 		why = sc.Err()
+		if errors.Is(why, bufio.ErrTooLong) {
+			why = fmt.Errorf("%s (%q) wrote a line longer than %s, the longest sifu reads: write each %s as one JSON document of at most that size on one line",
+				c.opts.Who, c.cmd.Args[len(c.cmd.Args)-1], SizeLabel(c.opts.MaxLine), c.opts.Answer)
+		}
 	}
 	if why != nil {
 		c.Fail(why)
@@ -129,6 +133,14 @@ func (c *Conn) readLoop(stdout io.Reader) {
 	err := c.cmd.Wait()
 	c.Fail(fmt.Errorf("%s %s", c.opts.Who, proc.Ended(err)))
 	close(c.done)
+}
+
+// SizeLabel says n bytes in MiB when it is a whole number of them.
+func SizeLabel(n int) string {
+	if n >= 1<<20 && n%(1<<20) == 0 {
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 func article(noun string) string {

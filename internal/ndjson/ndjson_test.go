@@ -5,6 +5,7 @@ package ndjson
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -84,5 +85,29 @@ func TestAnExitIsSaidInWords(t *testing.T) {
 				t.Errorf("sh -c %q: %q leaks %s", script, err, leak)
 			}
 		}
+	}
+}
+
+// TestALineTooLongIsOneSentence: a line over MaxLine ends the connection
+// with a sentence naming the process, its command and the limit, not the
+// scanner's "token too long".
+func TestALineTooLongIsOneSentence(t *testing.T) {
+	command := `read l; head -c 1100000 /dev/zero | tr '\0' x; echo; sleep 30`
+	c, err := Start(command, opts())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Kill()
+	_, err = c.Call(context.Background(), "1", []byte(`{"id":1}`))
+	if !IsStopped(err) {
+		t.Fatalf("%v", err)
+	}
+	for _, want := range []string{"the process (" + strconv.Quote(command) + ") wrote a line longer than 1 MiB (1048576 bytes)", "one JSON document"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not say %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), "token too long") {
+		t.Errorf("%q quotes the scanner", err)
 	}
 }

@@ -1,6 +1,7 @@
 package registry
 
 import (
+	"bytes"
 	"context"
 	"io/fs"
 	"net/url"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/agentkithttp"
 	"github.com/sifu-dev/sifu/adapters/agentkitinproc"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/reference/agentkitref"
 	"github.com/sifu-dev/sifu/suite/agentkit"
 )
@@ -59,11 +61,11 @@ func loadAgentkitOptions(file string) (agentkitOptions, fs.FS, error) {
 	if file == "" {
 		return o, nil, nil
 	}
-	raw, err := os.ReadFile(file)
+	raw, err := inputfile.Read(file)
 	if err != nil {
 		return o, nil, usagef("--target-config: %v", err)
 	}
-	dec := yaml.NewDecoder(strings.NewReader(string(raw)))
+	dec := yaml.NewDecoder(bytes.NewReader(inputfile.Text(raw)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&o); err != nil {
 		return o, nil, usagef("--target-config %s: %v (keys: templates, stub_addr, start_timeout)", file, err)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/kcpinproc"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/kcpfuzz"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/suite/kcp"
@@ -75,11 +75,11 @@ func kcpExec(spec Spec) (kcp.RunTarget, error) {
 	}
 	cfg := kcpTargetConfig{Protocol: "detect"}
 	if spec.Config != "" {
-		raw, err := os.ReadFile(spec.Config)
+		raw, err := inputfile.Read(spec.Config)
 		if err != nil {
 			return kcp.RunTarget{}, usagef("--target-config: %v", err)
 		}
-		dec := yaml.NewDecoder(bytes.NewReader(raw))
+		dec := yaml.NewDecoder(bytes.NewReader(inputfile.Text(raw)))
 		dec.KnownFields(true)
 		if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
 			return kcp.RunTarget{}, usagef("--target-config %s: %v (keys: protocol)", spec.Config, err)

@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
@@ -134,7 +135,7 @@ func Load(ctx context.Context, paths []string, suites Suites) ([]*Run, []Skipped
 
 // isReport reports whether dir holds a page sifu report wrote.
 func isReport(dir string) bool {
-	raw, err := os.ReadFile(filepath.Join(dir, "index.html"))
+	raw, err := inputfile.Read(filepath.Join(dir, "index.html"))
 	return err == nil && strings.Contains(string(raw), `<meta name="generator" content="sifu report">`)
 }
 

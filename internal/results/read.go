@@ -1,13 +1,13 @@
 package results
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"os"
 	"path/filepath"
+
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // LoadTranscript reads each test's exchanges back from the transcript file
@@ -20,21 +20,21 @@ func LoadTranscript(resultsPath string, run *Run) error {
 		return nil
 	}
 	path := filepath.Join(filepath.Dir(resultsPath), run.Transcript.File)
-	raw, err := os.ReadFile(path)
+	raw, err := inputfile.Read(path)
 	if err != nil {
 		return err
 	}
 	if sum := sha256.Sum256(raw); hex.EncodeToString(sum[:]) != run.Transcript.SHA256 {
 		return fmt.Errorf("%s does not match /transcript/sha256 of %s", path, resultsPath)
 	}
-	var lines [][]byte
-	sc := bufio.NewScanner(bytes.NewReader(raw))
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		lines = append(lines, append([]byte(nil), sc.Bytes()...))
+	// The file is bounded (inputfile.Limit), so its lines are too: no
+	// line is too long to read.
+	lines := bytes.Split(bytes.TrimSuffix(raw, []byte("\n")), []byte("\n"))
+	if len(raw) == 0 {
+		lines = nil
 	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	for i, l := range lines {
+		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
 	}
 	for i := range run.Tests {
 		t := &run.Tests[i]

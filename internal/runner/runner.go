@@ -26,6 +26,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/engine/gherkin"
 	"github.com/sifu-dev/sifu/internal/engine/vector"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/schema"
 )
@@ -216,7 +217,7 @@ func lint(checks []engine.Check, v engine.Vocabulary) error {
 // isCatalogue reports whether a JSON file is a rule catalogue (it has a spec
 // and rules, and passes the catalogue schema).
 func isCatalogue(fsys fs.FS, file string, set *schema.Set) bool {
-	raw, err := fs.ReadFile(fsys, file)
+	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return false
 	}
@@ -224,7 +225,7 @@ func isCatalogue(fsys fs.FS, file string, set *schema.Set) bool {
 		Spec  json.RawMessage `json:"spec"`
 		Rules json.RawMessage `json:"rules"`
 	}
-	if json.Unmarshal(raw, &head) != nil || head.Spec == nil || head.Rules == nil {
+	if json.Unmarshal(inputfile.Text(raw), &head) != nil || head.Spec == nil || head.Rules == nil {
 		return false
 	}
 	_, err = catalogue.Load(fsys, file, set)

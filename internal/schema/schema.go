@@ -19,6 +19,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v5"
 
 	"github.com/sifu-dev/sifu"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // Set compiles schemas from one file system, once each.
@@ -58,11 +59,11 @@ func (s *Set) Compile(name string) (*jsonschema.Schema, error) {
 		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		raw, err := fs.ReadFile(s.fsys, path.Join(s.dir, e.Name()))
+		raw, err := inputfile.ReadFS(s.fsys, path.Join(s.dir, e.Name()))
 		if err != nil {
 			return nil, err
 		}
-		if err := c.AddResource(resourceURL(e.Name()), bytes.NewReader(raw)); err != nil {
+		if err := c.AddResource(resourceURL(e.Name()), bytes.NewReader(inputfile.Text(raw))); err != nil {
 			return nil, fmt.Errorf("schema %s: %w", e.Name(), err)
 		}
 	}
@@ -91,8 +92,10 @@ func (e *Error) Error() string {
 }
 
 // Validate parses raw JSON and validates it against the named schema. file
-// is used in messages.
+// is used in messages. A leading UTF-8 byte order mark is no part of the
+// document.
 func (s *Set) Validate(name, file string, raw []byte) error {
+	raw = inputfile.Text(raw)
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var doc any

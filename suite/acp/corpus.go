@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // The folder corpus: collaboration folders (the fixtures, recorded runs of
@@ -45,10 +47,11 @@ type CorpusFolder struct {
 func LoadCorpus(fsys fs.FS, dir string, corpus fs.FS) ([]CorpusFolder, error) {
 	var out []CorpusFolder
 	idx := FixtureVerdicts
-	raw, err := fs.ReadFile(corpus, idx)
+	raw, err := inputfile.ReadFS(corpus, idx)
 	if err != nil {
 		return nil, err
 	}
+	raw = inputfile.Text(raw)
 	verdicts := map[string]Verdicts{}
 	if err := json.Unmarshal(raw, &verdicts); err != nil {
 		return nil, fmt.Errorf("%s: %v", idx, err)
@@ -80,10 +83,11 @@ func LoadCorpus(fsys fs.FS, dir string, corpus fs.FS) ([]CorpusFolder, error) {
 			continue
 		}
 		file := e.Name()
-		raw, err := fs.ReadFile(corpus, file)
+		raw, err := inputfile.ReadFS(corpus, file)
 		if err != nil {
 			return nil, err
 		}
+		raw = inputfile.Text(raw)
 		var f CorpusFolder
 		if err := json.Unmarshal(raw, &f); err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)

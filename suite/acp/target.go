@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // Target is one implementation of the five ACP tools as sifu sees it. Every
@@ -229,7 +230,7 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 	stdout, stderr := e.scrub(ans.Stdout), e.scrub(ans.Stderr)
 	r := map[string]any{"exit": ans.Exit, "stdout": stdout, "stderr": stderr}
 	r["files"] = e.files()
-	if raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json")); err == nil {
+	if raw, err := inputfile.Read(filepath.Join(e.folder, "protocol.json")); err == nil {
 		if tool == "init" {
 			r["protocol_text"] = string(raw) // the layout, as init writes it
 		}
@@ -238,7 +239,7 @@ func (e *Executor) observe(ans Answer, tool string) map[string]any {
 			r["protocol"] = proto
 		}
 	}
-	if raw, err := os.ReadFile(filepath.Join(e.folder, "events.jsonl")); err == nil {
+	if raw, err := inputfile.Read(filepath.Join(e.folder, "events.jsonl")); err == nil {
 		r["event_lines"] = splitLines(string(raw))
 	}
 	maps.Copy(r, derive(tool, engine.Normalize(r).(map[string]any)))
@@ -324,7 +325,7 @@ func derive(tool string, r map[string]any) map[string]any {
 // fileHash is the SHA-256 of a file of the folder as it is now ("" when
 // there is none), for a freeze that records the deliverable's hash.
 func (e *Executor) fileHash(name string) string {
-	raw, err := os.ReadFile(filepath.Join(e.folder, filepath.FromSlash(name)))
+	raw, err := inputfile.Read(filepath.Join(e.folder, filepath.FromSlash(name)))
 	if err != nil {
 		return ""
 	}
@@ -358,7 +359,7 @@ func (e *Executor) digest() string {
 	})
 	sort.Strings(names)
 	for _, n := range names {
-		raw, _ := os.ReadFile(n)
+		raw, _ := inputfile.Read(n)
 		fmt.Fprintf(h, "%s\x00%d\x00", n, len(raw))
 		h.Write(raw)
 	}
@@ -441,7 +442,7 @@ func (e *Executor) content(v any) []byte {
 
 // gates are the completion gates' texts in the folder's protocol.json.
 func (e *Executor) gates() []string {
-	raw, err := os.ReadFile(filepath.Join(e.folder, "protocol.json"))
+	raw, err := inputfile.Read(filepath.Join(e.folder, "protocol.json"))
 	if err != nil {
 		return nil
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/steps/acpsteps"
 )
@@ -82,10 +83,11 @@ func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check
 	if isFixture(file) {
 		return nil, nil
 	}
-	raw, err := fs.ReadFile(fsys, file)
+	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return nil, err
 	}
+	raw = inputfile.Text(raw)
 	if err := schemas.Validate(VectorSchema, file, raw); err != nil {
 		return nil, err
 	}
@@ -166,7 +168,7 @@ func readFixture(fsys fs.FS, dir string) (map[string]any, error) {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		raw, err := fs.ReadFile(fsys, p)
+		raw, err := inputfile.ReadFS(fsys, p)
 		if err != nil {
 			return err
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/steps/agentkitsteps"
@@ -107,10 +108,11 @@ var caseID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 // CompileVector reads one vector file of the agent-kit format and compiles
 // each case into a check. Every problem names the file and the case.
 func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check, error) {
-	raw, err := fs.ReadFile(fsys, file)
+	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return nil, err
 	}
+	raw = inputfile.Text(raw)
 	if err := schemas.Validate("agentkit-vector.schema.json", file, raw); err != nil {
 		return nil, err
 	}

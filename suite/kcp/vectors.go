@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/schema"
 )
 
@@ -47,10 +48,11 @@ func RuleFor(spec string) string {
 // CompileVector reads one upstream vector file — a planner vector or an
 // assess vector, told apart by shape — and compiles it into one check.
 func CompileVector(fsys fs.FS, file string, _ *schema.Set) ([]engine.Check, error) {
-	raw, err := fs.ReadFile(fsys, file)
+	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return nil, err
 	}
+	raw = inputfile.Text(raw)
 	var shape map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &shape); err != nil {
 		return nil, fmt.Errorf("%s: not a JSON object: %v", file, err)
@@ -182,12 +184,12 @@ func compilePlanJSON(fsys fs.FS, raw []byte, file, stem string) (engine.Check, e
 		return engine.Check{}, fmt.Errorf("%s: /args, /exit and /stdout are required", file)
 	}
 	vf := path.Join(path.Dir(path.Dir(file)), v.Vector+".json")
-	vraw, err := fs.ReadFile(fsys, vf)
+	vraw, err := inputfile.ReadFS(fsys, vf)
 	if err != nil {
 		return engine.Check{}, fmt.Errorf("%s: /vector %q: %v", file, v.Vector, err)
 	}
 	var pv plannerVector
-	if err := json.Unmarshal(vraw, &pv); err != nil || pv.Manifest == nil {
+	if err := json.Unmarshal(inputfile.Text(vraw), &pv); err != nil || pv.Manifest == nil {
 		return engine.Check{}, fmt.Errorf("%s: /vector %q is not a planner vector", file, v.Vector)
 	}
 	args := make([]any, len(v.Args))

@@ -23,6 +23,7 @@ import (
 	messages "github.com/cucumber/messages/go/v34"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // Registrar registers a suite's step definitions on a scenario context. Each
@@ -75,13 +76,13 @@ func (b *Builder) Last() *engine.Step {
 // are two checks of the file with one ID (see ids.go for how an ID is
 // derived).
 func Compile(fsys fs.FS, file, suite string, register Registrar) ([]engine.Check, error) {
-	raw, err := fs.ReadFile(fsys, file)
+	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("feature file: %w", err)
 	}
 	// A byte order mark is how some editors start UTF-8; Gherkin's lexer
 	// takes it for text.
-	raw = bytes.TrimPrefix(raw, []byte("\ufeff"))
+	raw = inputfile.Text(raw)
 	doc, err := parse(file, raw)
 	if err != nil {
 		return nil, err

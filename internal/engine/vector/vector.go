@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/schema"
 )
 
@@ -57,10 +58,11 @@ type expectDoc struct {
 // Compile reads one vector file and returns its checks. suite is the suite
 // the caller runs; a file for another suite is an error.
 func Compile(fsys fs.FS, file, suite string, set *schema.Set) ([]engine.Check, error) {
-	raw, err := fs.ReadFile(fsys, file)
+	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return nil, fmt.Errorf("vector file: %w", err)
 	}
+	raw = inputfile.Text(raw)
 	if err := set.Validate(SchemaName, file, raw); err != nil {
 		return nil, err
 	}
