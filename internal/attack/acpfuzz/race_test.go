@@ -132,6 +132,12 @@ func TestAnImplementationThatLosesAppendsIsNotLinearizable(t *testing.T) {
 			t.Logf("%s: linearizable even when appends are lost", r.ID)
 			continue
 		}
+		if v.Undecided {
+			// The checker ran out of time (a loaded machine): no order was
+			// found, but none was proved impossible, so nothing was caught.
+			t.Logf("%s: undecided: %s", r.ID, v.Detail)
+			continue
+		}
 		caught++
 		t.Logf("%s: %s", r.ID, v.Detail)
 		if _, err := os.Stat(v.Visualization); err != nil {
