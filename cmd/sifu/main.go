@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/quickstart"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
@@ -23,7 +24,7 @@ func init() { quickstart.Restore() }
 // Exit codes.
 const (
 	exitOK    = 0
-	exitFail  = 1 // a conformance check did not pass
+	exitFail  = 1 // a conformance check did not pass, or the harness failed
 	exitUsage = 2 // the request or an input file is malformed
 	// exitInterrupted is the shell's code for a command ended by SIGINT.
 	exitInterrupted = 130
@@ -65,6 +66,12 @@ func run(args []string) int {
 			fmt.Fprintln(os.Stderr, exit.msg)
 		}
 		return exit.code
+	}
+	var harness *fuzz.HarnessError
+	if errors.As(err, &harness) {
+		// A fault of sifu itself, whatever command met it.
+		fmt.Fprintln(os.Stderr, "sifu: harness_error:", err)
+		return exitFail
 	}
 	var failed *failedError
 	if errors.As(err, &failed) {

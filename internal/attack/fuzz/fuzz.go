@@ -240,7 +240,7 @@ func Run(cfg Config, prop Property) (Result, error) {
 		"rapid.shrinktime": cfg.ShrinkTime.String(),
 	} {
 		if err := flag.Set(name, value); err != nil {
-			return Result{}, fmt.Errorf("fuzz: configuring rapid: %w", err)
+			return Result{}, &HarnessError{Seed: cfg.Seed, Err: fmt.Errorf("configuring rapid: %w", err)}
 		}
 	}
 	res := Result{Seed: cfg.Seed}
