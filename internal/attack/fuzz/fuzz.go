@@ -286,18 +286,18 @@ func Run(cfg Config, prop Property) (Result, error) {
 type recorder struct {
 	name   string
 	logs   []string
+	errors []string // what failed the run, as rapid said it
 	failed bool
 }
 
-// failure is rapid's own account of why the run failed.
+// failure is rapid's own account of why the run failed: the first line of
+// its first error.
 func (r *recorder) failure() string {
-	for _, l := range r.logs {
-		if strings.HasPrefix(l, "[rapid]") {
-			first, _, _ := strings.Cut(l, "\n")
-			return first
-		}
+	if len(r.errors) == 0 {
+		return "no reason given"
 	}
-	return "no reason given"
+	first, _, _ := strings.Cut(r.errors[0], "\n")
+	return first
 }
 
 func (r *recorder) Helper()      {}
@@ -305,23 +305,22 @@ func (r *recorder) Name() string { return r.name }
 func (r *recorder) Logf(format string, args ...any) {
 	r.logs = append(r.logs, fmt.Sprintf(format, args...))
 }
-func (r *recorder) Log(args ...any)                  { r.logs = append(r.logs, fmt.Sprint(args...)) }
-func (r *recorder) Skipf(format string, args ...any) { r.Logf(format, args...) }
-func (r *recorder) Skip(args ...any)                 { r.Log(args...) }
-func (r *recorder) SkipNow()                         {}
-func (r *recorder) Errorf(format string, args ...any) {
+func (r *recorder) Log(args ...any)                   { r.logs = append(r.logs, fmt.Sprint(args...)) }
+func (r *recorder) Skipf(format string, args ...any)  { r.Logf(format, args...) }
+func (r *recorder) Skip(args ...any)                  { r.Log(args...) }
+func (r *recorder) SkipNow()                          {}
+func (r *recorder) Errorf(format string, args ...any) { r.fail(fmt.Sprintf(format, args...)) }
+func (r *recorder) Error(args ...any)                 { r.fail(fmt.Sprint(args...)) }
+func (r *recorder) Fatalf(format string, args ...any) { r.fail(fmt.Sprintf(format, args...)) }
+func (r *recorder) Fatal(args ...any)                 { r.fail(fmt.Sprint(args...)) }
+func (r *recorder) fail(msg string) {
 	r.failed = true
-	r.Logf(format, args...)
+	r.errors = append(r.errors, msg)
+	r.logs = append(r.logs, msg)
 }
-func (r *recorder) Error(args ...any) { r.failed = true; r.Log(args...) }
-func (r *recorder) Fatalf(format string, args ...any) {
-	r.failed = true
-	r.Logf(format, args...)
-}
-func (r *recorder) Fatal(args ...any) { r.failed = true; r.Log(args...) }
-func (r *recorder) FailNow()          { r.failed = true }
-func (r *recorder) Fail()             { r.failed = true }
-func (r *recorder) Failed() bool      { return r.failed }
+func (r *recorder) FailNow()     { r.failed = true }
+func (r *recorder) Fail()        { r.failed = true }
+func (r *recorder) Failed() bool { return r.failed }
 
 // Rare is true about once in n+1 draws. rapid favours small values and
 // shrinks toward them, so the usual path is the small one and a shrunk
