@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/progress"
 	"github.com/sifu-dev/sifu/internal/registry"
 )
@@ -37,8 +39,12 @@ outsiders, hand-edited documents and event lines. The first divergence is shrunk
 case and written to --out as a vector in the suite's own format, ready to
 review and commit; the seed and a reproduction command are printed.
 
-Exit status: 0 when nothing diverged, 1 when a divergence was found, 2 on a
-usage error.`,
+A fault of the fuzzer itself (its model expecting what the reference did
+not answer, the reference failing, a panic) is a harness_error: exit 1, with
+the seed, case and step and the command line that reproduces it.
+
+Exit status: 0 when nothing diverged, 1 when a divergence was found or the
+harness failed, 2 on a usage error or a target that cannot be started.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runFuzz(cmd.Context(), cmd.OutOrStdout(), f) },
 	}
@@ -53,6 +59,36 @@ usage error.`,
 	addTargetFlags(fl, &f.targetFlags)
 	return cmd
 }
+
+// fuzzSubject is what fuzz needs of an opened target (a
+// *registry.Subject).
+type fuzzSubject interface {
+	Fuzz(context.Context, registry.FuzzRequest) (fuzz.Result, error)
+	Close() error
+}
+
+// openFuzzSubject opens the target to fuzz; tests plant a fuzzer with a
+// harness fault here.
+var openFuzzSubject = func(s *registry.Suite, spec registry.Spec) (fuzzSubject, error) {
+	t, err := s.Open(spec)
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// fuzzHarnessError is a fault of the fuzzer itself, with the command line
+// that reproduces it.
+type fuzzHarnessError struct {
+	err       *fuzz.HarnessError
+	reproduce string
+}
+
+func (e *fuzzHarnessError) Error() string {
+	return fmt.Sprintf("%v\nreproduce: %s\nplease report it with that command line", e.err, e.reproduce)
+}
+
+func (e *fuzzHarnessError) Unwrap() error { return e.err }
 
 func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 	s, err := registry.Lookup(f.suite)
@@ -71,7 +107,7 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 	if err != nil {
 		return err
 	}
-	target, err := s.Open(spec)
+	target, err := openFuzzSubject(s, spec)
 	if err != nil {
 		return err
 	}
@@ -86,32 +122,77 @@ func runFuzz(ctx context.Context, out io.Writer, f fuzzFlags) error {
 		Progress: func() { meter.Add(1) }})
 	meter.Done()
 	elapsed := time.Since(start)
+	if ctx.Err() != nil {
+		return &exitError{code: exitInterrupted, msg: fmt.Sprintf("sifu: interrupted: fuzz %s (seed %d) stopped after %d cases", f.suite, f.seed, res.Runs)}
+	}
+	var harness *fuzz.HarnessError
+	if errors.As(err, &harness) {
+		// Reaching the case again takes the same seed and at most its
+		// number of cases.
+		runs := f.runs
+		if harness.Case > 0 && !harness.Shrinking {
+			runs = harness.Case
+		}
+		harnessErr := &fuzzHarnessError{err: harness, reproduce: f.reproduce(runs)}
+		if res.Divergence == nil {
+			return harnessErr
+		}
+		// A fault met while shrinking: the divergence found stands, if
+		// perhaps not at its smallest.
+		if err := reportDivergence(out, f, res.Divergence); err != nil {
+			return err
+		}
+		return harnessErr
+	}
+	var lost *fuzz.TargetError
+	if errors.As(err, &lost) {
+		return usagef("%v", err)
+	}
 	if err != nil {
 		return fmt.Errorf("fuzz (seed %d): %w", f.seed, err)
 	}
 	fmt.Fprintf(out, "%d cases, %d steps in %s (%.0f steps/s)\n", res.Runs, res.Steps, elapsed.Round(time.Millisecond), float64(res.Steps)/elapsed.Seconds())
-	d := res.Divergence
-	if d == nil {
+	if res.Divergence == nil {
 		fmt.Fprintln(out, "no divergence")
 		return nil
 	}
+	if err := reportDivergence(out, f, res.Divergence); err != nil {
+		return err
+	}
+	return &failedError{msg: "the target diverged from the reference"}
+}
+
+// reportDivergence prints a divergence, writes its shrunk case to --out
+// and says how to reproduce and replay it.
+func reportDivergence(out io.Writer, f fuzzFlags, d *fuzz.Divergence) error {
 	fmt.Fprintf(out, "DIVERGED at step %d: %s\nrules: %s\n", d.Step+1, d.Detail, strings.Join(d.Rules, ", "))
 	file, err := registry.WriteFinding(f.out, f.suite, f.seed, d.Vector)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(out, "wrote the shrunk case to %s\n", file)
+	fmt.Fprintf(out, "reproduce: %s\n", f.reproduce(f.runs))
+	fmt.Fprintf(out, "replay the vector: sifu run --suite %s --target %s%s --vectors %s\n", f.suite, f.target, f.targetArgs(), f.out)
+	return nil
+}
+
+// targetArgs are the flags that name the target, as a command line.
+func (f fuzzFlags) targetArgs() string {
 	var args strings.Builder
 	for _, kv := range [][2]string{{"--url", f.url}, {"--cmd", f.command}, {"--start-cmd", f.startCmd}, {"--target-config", f.targetConfig}, {"--mutant", f.mutant}} {
 		if kv[1] != "" {
 			fmt.Fprintf(&args, " %s %q", kv[0], kv[1])
 		}
 	}
+	return args.String()
+}
+
+// reproduce is the fuzz command line that runs the same cases again, up to
+// runs of them.
+func (f fuzzFlags) reproduce(runs int) string {
 	checkArgs := ""
 	for _, c := range f.checks {
 		checkArgs += fmt.Sprintf(" --check %q", c)
 	}
-	fmt.Fprintf(out, "reproduce: sifu fuzz --suite %s --target %s%s%s --seed %d --runs %d --steps %d\n", f.suite, f.target, args.String(), checkArgs, f.seed, f.runs, f.steps)
-	fmt.Fprintf(out, "replay the vector: sifu run --suite %s --target %s%s --vectors %s\n", f.suite, f.target, args.String(), f.out)
-	return &failedError{msg: "the target diverged from the reference"}
+	return fmt.Sprintf("sifu fuzz --suite %s --target %s%s%s --seed %d --runs %d --steps %d", f.suite, f.target, f.targetArgs(), checkArgs, f.seed, runs, f.steps)
 }

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/quickstart"
 	"github.com/sifu-dev/sifu/internal/results"
 )
@@ -23,7 +24,7 @@ func init() { quickstart.Restore() }
 // Exit codes.
 const (
 	exitOK    = 0
-	exitFail  = 1 // a conformance check did not pass
+	exitFail  = 1 // a conformance check did not pass, or the harness failed
 	exitUsage = 2 // the request or an input file is malformed
 	// exitInterrupted and exitTerminated are the shell's codes for a
 	// command ended by SIGINT and by SIGTERM: sifu ends with them when
@@ -79,6 +80,12 @@ func exitOf(err error) (int, string) {
 	var exit *exitError
 	if errors.As(err, &exit) {
 		return exit.code, exit.msg
+	}
+	var harness *fuzz.HarnessError
+	if errors.As(err, &harness) {
+		// A fault of sifu itself, whatever command met it.
+		fmt.Fprintln(os.Stderr, "sifu: harness_error:", err)
+		return exitFail
 	}
 	var failed *failedError
 	if errors.As(err, &failed) {

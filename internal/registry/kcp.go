@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -143,7 +144,7 @@ func kcpFuzz(ctx context.Context, rt kcp.RunTarget, req FuzzRequest) (fuzz.Resul
 	defer release()
 	plan, err := suites["kcp"].Plan()
 	if err != nil {
-		return fuzz.Result{}, err
+		return fuzz.Result{}, &fuzz.HarnessError{Seed: req.Seed, Err: fmt.Errorf("loading the kcp checks the fuzzer mutates: %w", err)}
 	}
 	checks, err := runner.MatchChecks(plan.Checks, req.Checks)
 	if err != nil {

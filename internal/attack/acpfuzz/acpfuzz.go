@@ -75,7 +75,7 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 	defer oracle.release()
 	target, err := open(ctx, cfg.Target)
 	if err != nil {
-		p.Broken(fmt.Errorf("starting the target: %w", err))
+		p.Unreachable(err)
 	}
 	defer target.release()
 

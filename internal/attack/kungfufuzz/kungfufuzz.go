@@ -81,7 +81,7 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 	defer func() { oracle.release() }()
 	target, err := open(ctx, cfg.Target)
 	if err != nil {
-		p.Broken(fmt.Errorf("starting the target: %w", err))
+		p.Unreachable(err)
 	}
 	defer target.release()
 
@@ -95,7 +95,6 @@ func runCase(ctx context.Context, cfg Config, t *rapid.T, p *fuzz.Probe) {
 	// run executes one step on both sides and compares the answers.
 	run := func(step engine.Step) {
 		i := len(steps)
-		g.index = i
 		step.Source = fmt.Sprintf("fuzz step %d", i+1)
 		steps = append(steps, step)
 		serial = append(serial, step)
@@ -450,7 +449,7 @@ func (g *model) diverge(steps []engine.Step, at int, detail string, o, t engine.
 		label = "control " + last.Name
 	}
 	rules := slices.Clone(actionRules[label])
-	if last.Key != "" && g.replayed[at] {
+	if keyUsedBefore(steps, at) {
 		rules = append(rules, actionRules["replay"]...)
 	}
 	if len(rules) == 0 {
@@ -476,6 +475,13 @@ func (g *model) diverge(steps []engine.Step, at int, detail string, o, t engine.
 		}}}
 	d.Vector, _ = f.Marshal()
 	return d
+}
+
+// keyUsedBefore says step at carries an idempotency key an earlier step of
+// the case used: a replay, a conflict, or the same key from another agent.
+func keyUsedBefore(steps []engine.Step, at int) bool {
+	key := steps[at].Key
+	return key != "" && slices.ContainsFunc(steps[:at], func(s engine.Step) bool { return s.Key == key })
 }
 
 // divergeRace builds the finding for steps issued at once: the case so far,

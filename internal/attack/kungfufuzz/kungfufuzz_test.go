@@ -38,6 +38,22 @@ func TestTheReferenceAgreesWithItself(t *testing.T) {
 	}
 }
 
+// TestAReplayAfterARaceIsNoHarnessFault: seed 13's case 13 replays a keyed
+// admission after steps issued at once. The model used to lose track of
+// which step replayed (its step index was stale after a race), expected
+// the secret a replay never discloses (KF-L3-06), and the run died on a
+// harness fault at step 502.
+func TestAReplayAfterARaceIsNoHarnessFault(t *testing.T) {
+	cfg := kungfufuzz.Config{Target: factory(), Oracle: factory()}
+	res, err := fuzz.Run(fuzz.Config{Seed: 13, Runs: 13, Steps: 200}, kungfufuzz.Property(context.Background(), cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Divergence != nil {
+		t.Fatalf("the reference diverged from itself: %s", res.Divergence.Detail)
+	}
+}
+
 // TestAMutantYieldsAVectorThatCatchesIt: the shrunk finding, written as a
 // vector, passes on the reference and fails on the mutant.
 func TestAMutantYieldsAVectorThatCatchesIt(t *testing.T) {

@@ -27,9 +27,14 @@ type model struct {
 	tasks       []owned
 	engagements []engagement
 	keyed       []engine.Step // earlier keyed actions, for replays
-	replayed    map[int]bool  // step index → the step replays an earlier one
-	index       int           // index of the step being drawn
-	next        int           // counter for variable names
+	// receipts are the keyed requests the oracle accepted. The same
+	// request again is a replay (KF-L3-02): it answers with the first
+	// receipt, creates nothing and, for an admission, carries the secret's
+	// fingerprint but not the secret (KF-L3-06, KF-6.1-07). Whether a step
+	// replays is the protocol's to say, not the generator's: the same key
+	// from another agent, or after a refusal, is a new request (KF-L3-01).
+	receipts map[request]bool
+	next     int // counter for variable names
 
 	vo, vt func() map[string]any
 	// race issues steps at once (set by the case runner).
@@ -37,6 +42,18 @@ type model struct {
 }
 
 type owned struct{ v, by string }
+
+// request is what identifies one logical request (KF-L3-01).
+type request struct{ agent, action, key string }
+
+func requestOf(s engine.Step) request { return request{s.Agent, s.Name, s.Key} }
+
+// replays says the oracle will answer s as a replay of a keyed request it
+// accepted earlier (an accepted s, that is: the same key with other
+// parameters is refused).
+func (g *model) replays(s engine.Step) bool {
+	return s.Op == engine.OpAct && s.Key != "" && g.receipts[requestOf(s)]
+}
 
 type thread struct {
 	v       string
@@ -56,7 +73,7 @@ type assignment struct{ v, thread, creator, to string }
 type engagement struct{ v, task, agent string }
 
 func newModel(target, oracle kungfu.Hello) *model {
-	g := &model{controls: map[string]bool{}, deactivated: map[string]bool{}, replayed: map[int]bool{}}
+	g := &model{controls: map[string]bool{}, deactivated: map[string]bool{}, receipts: map[request]bool{}}
 	for _, c := range []string{kungfu.ControlClock, kungfu.ControlDeactivate, kungfu.ControlRestart} {
 		if target.Supports(c) && oracle.Supports(c) {
 			g.controls[c] = true
@@ -433,7 +450,6 @@ func (g *model) replay(t *rapid.T) engine.Step {
 		params["content"] = "something else"
 		s.Params = params
 	}
-	g.replayed[g.index+1] = true // the step about to run
 	return s
 }
 
@@ -740,9 +756,10 @@ func (g *model) control(t *rapid.T) engine.Step {
 }
 
 // captures names what a successful step creates, in variables both sides
-// fill from their own answers.
+// fill from their own answers. A replay creates nothing and discloses no
+// secret: it captures nothing.
 func (g *model) captures(s engine.Step, o engine.Outcome) map[string]string {
-	if g.replayed[g.index] {
+	if g.replays(s) {
 		return nil
 	}
 	res, _ := o.Result.(map[string]any)
@@ -762,7 +779,12 @@ func (g *model) captures(s engine.Step, o engine.Outcome) map[string]string {
 	case "task.create":
 		c[g.fresh("k")] = "/result/task"
 	case "task.take":
-		c[g.fresh("e")] = "/result/engagement"
+		// An agent taking a Task it holds an open engagement of is given
+		// that engagement again (L2's no-new-effect success): nothing new
+		// to name.
+		if !g.named(res["engagement"]) {
+			c[g.fresh("e")] = "/result/engagement"
+		}
 	}
 	if len(c) == 0 {
 		return nil
@@ -770,8 +792,30 @@ func (g *model) captures(s engine.Step, o engine.Outcome) map[string]string {
 	return c
 }
 
-// learn updates the model after the oracle accepted a step.
+// named says a variable of the oracle's already holds v.
+func (g *model) named(v any) bool {
+	id, ok := v.(string)
+	if !ok || id == "" || g.vo == nil {
+		return false
+	}
+	for _, held := range g.varsO() {
+		if held == id {
+			return true
+		}
+	}
+	return false
+}
+
+// learn updates the model after the oracle accepted a step. A replay
+// changed nothing; a keyed request accepted for the first time is recorded,
+// so that the same request again is known for a replay.
 func (g *model) learn(s engine.Step, o engine.Outcome) {
+	if g.replays(s) {
+		return
+	}
+	if s.Op == engine.OpAct && s.Key != "" {
+		g.receipts[requestOf(s)] = true
+	}
 	res, _ := o.Result.(map[string]any)
 	names := func(ptr string) string {
 		for v, p := range s.Capture {
