@@ -84,8 +84,7 @@ func exitOf(err error) (int, string) {
 	var harness *fuzz.HarnessError
 	if errors.As(err, &harness) {
 		// A fault of sifu itself, whatever command met it.
-		fmt.Fprintln(os.Stderr, "sifu: harness_error:", err)
-		return exitFail
+		return exitFail, "sifu: harness_error: " + err.Error()
 	}
 	var failed *failedError
 	if errors.As(err, &failed) {

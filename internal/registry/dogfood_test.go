@@ -15,6 +15,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/declaration"
 	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/report"
+	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
 
@@ -78,29 +79,84 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 	}
 }
 
-// TestCommittedPeerStatementsVerify: every statement of a real peer under
-// conformance/peers that carries its conformance.json verifies, verdicts
-// judged again from its transcript, against this harness's suite files. A
-// change of a suite's checks makes it stale: take the peer's verdict again.
+// TestCommittedPeerStatementsVerify: every real peer's directory under
+// conformance/peers holds a statement with its transcript, and it
+// verifies: hashes, every verdict judged again from the transcript,
+// expectations applied again, claims — against this harness's suite files.
+// A change of a suite's checks makes a peer's statement stale: the failure
+// then names, peer by peer, every check whose verdict the change would
+// alter (judged again from the peer's transcript with the checks as they
+// are now), so a reviewer sees what a change does to the real peers before
+// their verdicts are taken again (each peer's README says how).
 func TestCommittedPeerStatementsVerify(t *testing.T) {
-	var found int
-	err := filepath.WalkDir(filepath.Join("..", "..", "conformance", "peers"), func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || d.Name() != "conformance.json" {
-			return err
-		}
-		found++
-		_, problems, err := registry.Verify(context.Background(), path, declaration.VerifyOptions{})
-		if err != nil || len(problems) > 0 {
-			t.Errorf("%s does not verify (%v): %v; take the peer's verdict again (its README says how)", path, err, problems)
-		}
-		return nil
-	})
+	root := filepath.Join("..", "..", "conformance", "peers")
+	entries, err := os.ReadDir(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if found == 0 {
-		t.Fatal("no peer statement found under conformance/peers")
+	var peers []string
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		// A peer may hold one statement per way it was reached (kcp-agent:
+		// its runner, and its command line under cli/).
+		err := filepath.WalkDir(filepath.Join(root, e.Name()), func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() == "results.json" {
+				peers = append(peers, filepath.Dir(path))
+			}
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
 	}
+	if len(peers) == 0 {
+		t.Fatal("no peer verdict found under conformance/peers")
+	}
+	for _, dir := range peers {
+		name, _ := filepath.Rel(root, dir)
+		t.Run(filepath.ToSlash(name), func(t *testing.T) {
+			for _, f := range []string{"conformance.json", "conformance.md", "transcript.jsonl"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+					t.Fatalf("peer %s has no %s: a peer's verdict is kept with its statement and transcript, so that it can be judged again", name, f)
+				}
+			}
+			statement := filepath.Join(dir, "conformance.json")
+			d, problems, err := registry.Verify(context.Background(), statement, declaration.VerifyOptions{})
+			if err != nil {
+				t.Fatalf("peer %s: %v", name, err)
+			}
+			if len(problems) == 0 {
+				return
+			}
+			t.Errorf("peer %s: its statement does not verify: %v", name, problems)
+			for _, p := range changedVerdicts(t, d.Suite, filepath.Join(dir, "results.json")) {
+				t.Errorf("peer %s: with the checks as they are now, %s", name, p)
+			}
+			t.Logf("take peer %s's verdict again (its README says how)", name)
+		})
+	}
+}
+
+// changedVerdicts judges a run again from its transcript with the suite's
+// checks as they are now, whatever suite files the run was made with: the
+// checks whose verdict a change of the suite would alter, and the checks
+// the run lacks.
+func changedVerdicts(t *testing.T, suite, resultsPath string) []runner.Problem {
+	t.Helper()
+	plan, _, err := registry.Suites(suite)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, _, err := declaration.ReadResults(resultsPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := results.LoadTranscript(resultsPath, run); err != nil {
+		t.Fatal(err)
+	}
+	return plan.Rejudge(context.Background(), run)
 }
 
 // TestCommittedReportIsCurrent: conformance/report is the report of the
