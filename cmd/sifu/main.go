@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
-	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
+	"github.com/sifu-dev/sifu/internal/interrupt"
 	"github.com/sifu-dev/sifu/internal/quickstart"
 	"github.com/sifu-dev/sifu/internal/results"
 )
@@ -54,19 +52,19 @@ func main() {
 func run(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	ended := onSignal(cancel)
-	defer ended.close()
+	stopper := interrupt.On(cancel)
+	defer stopper.Close()
 	cmd := newRoot()
 	cmd.SetArgs(args)
 	code, msg := exitOf(cmd.ExecuteContext(ctx))
 	if msg != "" {
 		fmt.Fprintln(os.Stderr, msg)
 	}
-	if sig := ended.signal(); sig != nil && code != exitOK {
+	if sig := stopper.Signal(); sig != nil && code != exitOK {
 		// What failed failed because the command was stopped: the code
 		// says so (a command that finished all the same keeps its 0).
 		fmt.Fprintf(os.Stderr, "sifu: stopped by %s\n", signalName(sig))
-		return signalCode(sig)
+		return interrupt.Code(sig)
 	}
 	return code
 }
@@ -95,73 +93,8 @@ func exitOf(err error) (int, string) {
 	return exitUsage, "sifu: " + err.Error()
 }
 
-// stopGrace is how long a command has, after SIGINT or SIGTERM, to end on
-// its own (end its targets' processes, write what it ran) before sifu
-// exits regardless: no operation that misses the cancellation keeps sifu
-// alive.
-const stopGrace = 10 * time.Second
-
-// stopper is the command's signal handling: the first SIGINT or SIGTERM
-// cancels the command's context; a second one, or stopGrace without the
-// command ending, ends the process with the signal's code.
-type stopper struct {
-	sigs chan os.Signal
-	done chan struct{}
-	got  atomic.Pointer[os.Signal]
-}
-
-func onSignal(cancel context.CancelFunc) *stopper {
-	s := &stopper{sigs: make(chan os.Signal, 1), done: make(chan struct{})}
-	signal.Notify(s.sigs, os.Interrupt, syscall.SIGTERM)
-	go func() {
-		var sig os.Signal
-		select {
-		case sig = <-s.sigs:
-		case <-s.done:
-			return
-		}
-		s.got.Store(&sig)
-		cancel()
-		// Go's own handling again: a second signal ends the process at once.
-		signal.Stop(s.sigs)
-		select {
-		case <-s.done:
-		case <-time.After(stopGrace):
-			fmt.Fprintf(os.Stderr, "sifu: stopped by %s, and the command did not end within %s; exiting\n", signalName(sig), stopGrace)
-			os.Exit(signalCode(sig))
-		}
-	}()
-	return s
-}
-
-// signal is the signal that stopped the command, or nil.
-func (s *stopper) signal() os.Signal {
-	if p := s.got.Load(); p != nil {
-		return *p
-	}
-	return nil
-}
-
-func (s *stopper) close() {
-	signal.Stop(s.sigs)
-	close(s.done)
-}
-
-// signalCode is the shell's code for a command ended by sig: 128 and the
-// signal's number (130 for SIGINT, 143 for SIGTERM).
-func signalCode(sig os.Signal) int {
-	if sig == syscall.SIGTERM {
-		return exitTerminated
-	}
-	return exitInterrupted
-}
-
-func signalName(sig os.Signal) string {
-	if sig == syscall.SIGTERM {
-		return "SIGTERM"
-	}
-	return "SIGINT"
-}
+// signalName is how sifu names a signal in its messages.
+var signalName = interrupt.Name
 
 // epoch is SOURCE_DATE_EPOCH (results.SourceDateEpoch); a malformed one is
 // a usage error.
