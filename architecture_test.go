@@ -281,3 +281,32 @@ func TestTheDocumentNamesEveryDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestTheCommandLineIsThin: cmd/sifu is flags, printing and exit codes, at
+// most thinCommandLine lines of code outside its tests (blank and comment
+// lines not counted); the rest belongs to internal/registry.
+func TestTheCommandLineIsThin(t *testing.T) {
+	const thinCommandLine = 1000
+	files, err := filepath.Glob("cmd/sifu/*.go")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no Go files in cmd/sifu: %v", err)
+	}
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		raw, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(string(raw), "\n") {
+			if l := strings.TrimSpace(line); l != "" && !strings.HasPrefix(l, "//") {
+				lines++
+			}
+		}
+	}
+	if lines > thinCommandLine {
+		t.Errorf("cmd/sifu holds %d lines of code outside its tests, more than %d: move what is not flags, printing and exit codes into internal/registry", lines, thinCommandLine)
+	}
+}

@@ -1,22 +1,14 @@
 package main
 
 import (
-	"fmt"
-	"os"
-	"strings"
-	"time"
-
 	"github.com/spf13/cobra"
 
+	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/reference/acpref"
 )
 
-// Environment variables sifu acp honours, so a harness can make its runs
-// reproducible without flags the upstream tools lack.
-const (
-	acpNowEnv    = "SIFU_ACP_NOW"    // RFC 3339 time to stamp events with
-	acpCompatEnv = "SIFU_ACP_COMPAT" // "1": upstream verdicts on every quirk
-)
+// Environment variables sifu acp honours (registry.ACPTools).
+const acpNowEnv, acpCompatEnv = registry.ACPNowEnv, registry.ACPCompatEnv
 
 func newACPCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -51,13 +43,9 @@ fixes the clock. See docs/acp.md.`,
 }
 
 func acpTools() (*acpref.Tools, error) {
-	opts := acpref.Options{Compat: os.Getenv(acpCompatEnv) == "1"}
-	if v := strings.TrimSpace(os.Getenv(acpNowEnv)); v != "" {
-		now, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			return nil, &exitError{code: 2, msg: fmt.Sprintf("sifu acp: %s=%q is not an RFC 3339 time such as 2026-01-02T03:04:05Z", acpNowEnv, v)}
-		}
-		opts.Now = func() time.Time { return now }
+	tools, err := registry.ACPTools()
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: "sifu acp: " + err.Error()}
 	}
-	return acpref.New(opts), nil
+	return tools, nil
 }

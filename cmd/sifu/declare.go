@@ -2,13 +2,11 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/sifu-dev/sifu/internal/declaration"
-	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/registry"
 )
 
@@ -38,11 +36,8 @@ PEM public key, or when a signed statement is verified without --key.`,
 			var opts declaration.VerifyOptions
 			if keyFile != "" {
 				var err error
-				if opts.PublicKey, err = inputfile.Read(keyFile); err != nil {
-					return usagef("--key: %v", err)
-				}
-				if err := declaration.CheckPublicKey(opts.PublicKey); err != nil {
-					return usagef("--key %s: %v", keyFile, err)
+				if opts.PublicKey, err = declaration.ReadPublicKey(keyFile); err != nil {
+					return usagef("%v", err)
 				}
 			}
 			d, problems, err := registry.Verify(cmd.Context(), args[0], opts)
@@ -105,9 +100,6 @@ func newKeygenCmd() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if out == "" {
 				return usagef("keygen needs --out NAME, e.g. --out sifu-signing")
-			}
-			if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-				return usagef("--out %s: %v", out, err)
 			}
 			privPath, pubPath, err := declaration.WriteKeyPair(out)
 			if err != nil {

@@ -3,8 +3,7 @@ package main
 import (
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/internal/declaration"
-	"github.com/sifu-dev/sifu/internal/results"
+	"github.com/sifu-dev/sifu/internal/registry"
 )
 
 func newDiffCmd() *cobra.Command {
@@ -13,17 +12,9 @@ func newDiffCmd() *cobra.Command {
 		Short: "List regressions and new passes between two runs; exit 1 on any regression",
 		Args:  cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			old, _, err := declaration.ReadResults(args[0])
+			d, err := registry.Diff(args[0], args[1])
 			if err != nil {
-				return usagef("%v", err)
-			}
-			cur, _, err := declaration.ReadResults(args[1])
-			if err != nil {
-				return usagef("%v", err)
-			}
-			d, err := results.Diff(old, cur)
-			if err != nil {
-				return usagef("%v", err)
+				return err
 			}
 			d.WriteText(cmd.OutOrStdout())
 			if d.Regressed() {

@@ -21,12 +21,7 @@ standard input, one answer per line (docs/kcp-runner.md).`,
 			if !serve {
 				return cmd.Help()
 			}
-			var stderr strings.Builder
-			cli := kcpcli.CLI{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: &stderr}
-			if code := cli.Main([]string{"--serve"}); code != 0 {
-				return &exitError{code: code, msg: strings.TrimSuffix(stderr.String(), "\n")}
-			}
-			return nil
+			return kcpRun(cmd, "--serve", nil)
 		},
 	}
 	cmd.Flags().BoolVar(&serve, "serve", false, "answer the planner runner protocol on stdin/stdout (docs/kcp-runner.md)")
@@ -41,7 +36,7 @@ standard input, one answer per line (docs/kcp-runner.md).`,
 // (reference/kcp/kcpcli), keeping its exact exit codes and messages.
 func kcpRun(cmd *cobra.Command, name string, args []string) error {
 	var stderr strings.Builder
-	cli := kcpcli.CLI{Stdout: cmd.OutOrStdout(), Stderr: &stderr}
+	cli := kcpcli.CLI{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: &stderr} // stdin: read by --serve only
 	if code := cli.Main(append([]string{name}, args...)); code != 0 {
 		return &exitError{code: code, msg: strings.TrimSuffix(stderr.String(), "\n")}
 	}

@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"time"
 
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/interrupt"
 	"github.com/sifu-dev/sifu/internal/quickstart"
-	"github.com/sifu-dev/sifu/internal/results"
 )
 
 // init runs after every imported package's initialisation: PATH, hidden
@@ -95,13 +93,3 @@ func exitOf(err error) (int, string) {
 
 // signalName is how sifu names a signal in its messages.
 var signalName = interrupt.Name
-
-// epoch is SOURCE_DATE_EPOCH (results.SourceDateEpoch); a malformed one is
-// a usage error.
-func epoch() (time.Time, bool, error) {
-	at, set, err := results.SourceDateEpoch()
-	if err != nil {
-		return at, set, usagef("%v", err)
-	}
-	return at, set, nil
-}

@@ -19,7 +19,7 @@ func newMergeCmd() *cobra.Command {
 			if out == "" {
 				return usagef("merge needs --out DIR")
 			}
-			at, reproducible, err := epoch()
+			at, reproducible, err := registry.Epoch()
 			if err != nil {
 				return err
 			}

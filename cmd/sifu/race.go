@@ -12,9 +12,7 @@ import (
 )
 
 func newRaceCmd() *cobra.Command {
-	var f targetFlags
-	var out, tags string
-	var rounds int
+	var f registry.RaceArgs
 	cmd := &cobra.Command{
 		Use:   "race",
 		Short: "Check that concurrent actions are linearizable, with the reference as the sequential specification",
@@ -29,40 +27,19 @@ Exit status: 0 when every history was linearizable, 1 when one was not, 2 on
 a usage error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runRace(cmd.Context(), cmd.OutOrStdout(), f, out, tags, rounds)
+			return runRace(cmd.Context(), cmd.OutOrStdout(), f)
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.suite, "suite", "kungfu", "suite whose races to run")
-	fl.StringVar(&f.target, "target", "inproc", "implementation to check")
-	fl.StringVar(&out, "out", "race-findings", "directory for visualisations of non-linearizable histories")
-	fl.StringVar(&tags, "tags", "", "only races of checks matching this tag expression")
-	fl.IntVar(&rounds, "rounds", 10, "times each race is run")
-	addTargetFlags(fl, &f)
+	addTargetFlags(fl, &f.TargetArgs, "kungfu", "suite whose races to run", "implementation to check")
+	fl.StringVar(&f.Out, "out", "race-findings", "directory for visualisations of non-linearizable histories")
+	fl.StringVar(&f.Tags, "tags", "", "only races of checks matching this tag expression")
+	fl.IntVar(&f.Rounds, "rounds", 10, "times each race is run")
 	return cmd
 }
 
-func runRace(ctx context.Context, w io.Writer, f targetFlags, out, tags string, rounds int) error {
-	s, err := registry.Lookup(f.suite)
-	if err != nil {
-		return err
-	}
-	if !s.Races {
-		return usagef("suite %s has no races yet", f.suite)
-	}
-	if rounds <= 0 {
-		return usagef("--rounds must be positive")
-	}
-	spec, err := f.spec()
-	if err != nil {
-		return err
-	}
-	target, err := s.Open(spec)
-	if err != nil {
-		return err
-	}
-	defer target.Close()
-	checked, bad, err := registry.Races(ctx, s, target, tags, rounds, out, func(r linear.Race, v linear.Verdict) {
+func runRace(ctx context.Context, w io.Writer, f registry.RaceArgs) error {
+	checked, bad, err := f.Run(ctx, func(r linear.Race, v linear.Verdict) {
 		switch {
 		case v.Holds():
 			fmt.Fprintf(w, "  linearizable      %s (%d rounds)\n", r.ID, v.Rounds)

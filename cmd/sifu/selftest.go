@@ -16,7 +16,7 @@ import (
 )
 
 func newSelftestCmd() *cobra.Command {
-	var names, only []string
+	var names []string
 	var asJSON bool
 	req := registry.SelftestRequest{}
 	cmd := &cobra.Command{
@@ -33,7 +33,7 @@ Exit status: 0 when every mutant is killed, 1 when one survives (add or
 sharpen a check; never delete the mutant), 2 on a usage error.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runSelftest(cmd.Context(), cmd.OutOrStdout(), names, only, asJSON, req)
+			return runSelftest(cmd.Context(), cmd.OutOrStdout(), names, asJSON, req)
 		},
 	}
 	fl := cmd.Flags()
@@ -43,40 +43,23 @@ sharpen a check; never delete the mutant), 2 on a usage error.`,
 	fl.IntVar(&req.Concurrency, "concurrency", 0, "checks run at once (default: number of CPUs)")
 	fl.IntVar(&req.FuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
 	fl.Uint64Var(&req.Seed, "seed", 1, "fuzz seed")
-	fl.StringSliceVar(&only, "mutant", nil, "only these mutants (repeatable)")
+	fl.StringSliceVar(&req.Mutants, "mutant", nil, "only these mutants (repeatable)")
 	fl.IntVar(&req.RaceRounds, "race-rounds", 0, "rounds of every race per mutant after the fuzz, for suites with races (0: none)")
 	fl.DurationVar(&req.ShrinkTime, "shrink-time", 2*time.Second, "time limit for shrinking one fuzz finding")
 	return cmd
 }
 
-func runSelftest(ctx context.Context, out io.Writer, names, only []string, asJSON bool, req registry.SelftestRequest) error {
-	if len(names) == 0 {
-		names = registry.Names()
+func runSelftest(ctx context.Context, out io.Writer, names []string, asJSON bool, req registry.SelftestRequest) error {
+	meter := func(suite string, mutants int) *progress.Meter {
+		return progress.New(os.Stderr, "selftest "+suite+": mutants", mutants)
 	}
-	var reports []selftest.Report
-	survivors := 0
-	for _, name := range names {
-		s, err := registry.Lookup(name)
-		if err != nil {
-			return err
-		}
-		req.Suite, req.Mutants = s, only
-		n := len(s.Faults)
-		if len(only) > 0 {
-			n = len(only)
-		}
-		meter := progress.New(os.Stderr, "selftest "+name+": mutants", n)
-		req.Done = func(int, int) { meter.Add(1) }
-		r, err := registry.Selftest(ctx, req)
-		meter.Done()
-		if err != nil {
-			return err
-		}
-		reports = append(reports, r)
-		survivors += len(r.Survivors())
+	reports, survivors, err := registry.SelftestEach(ctx, names, req, meter, func(r selftest.Report) {
 		if !asJSON {
 			r.WriteText(out)
 		}
+	})
+	if err != nil {
+		return err
 	}
 	if asJSON {
 		raw, _ := json.MarshalIndent(reports, "", "  ")

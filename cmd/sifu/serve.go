@@ -1,21 +1,17 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/spf13/cobra"
 
-	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 func newServeCmd() *cobra.Command {
-	var addr, db, tokenFile, fault, syncMode string
+	var o registry.ServeKungfu
 	var overStdio bool
 	cmd := &cobra.Command{
 		Use:   "serve kungfu",
@@ -38,49 +34,24 @@ expectations file catch a real failure.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return serve(cmd.Context(), cmd, addr, db, tokenFile, fault, syncMode, overStdio)
+			if overStdio {
+				o.Stdin, o.Stdout = os.Stdin, os.Stdout
+			}
+			planted := ""
+			if o.Fault != "" {
+				planted = ", with the planted fault " + o.Fault
+			}
+			o.Ready = func(at string) {
+				fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s%s)\n", at, o.DB, planted)
+			}
+			return o.Serve(cmd.Context())
 		},
 	}
-	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "address to listen on")
-	cmd.Flags().StringVar(&db, "db", "kungfu.db", "SQLite database file, or :memory:")
-	cmd.Flags().StringVar(&tokenFile, "control-token-file", "", "file holding the token control requests must present")
+	cmd.Flags().StringVar(&o.Addr, "addr", "127.0.0.1:8080", "address to listen on")
+	cmd.Flags().StringVar(&o.DB, "db", "kungfu.db", "SQLite database file, or :memory:")
+	cmd.Flags().StringVar(&o.TokenFile, "control-token-file", "", "file holding the token control requests must present")
 	cmd.Flags().BoolVar(&overStdio, "stdio", false, "speak the binding on standard input and output instead of HTTP")
-	cmd.Flags().StringVar(&syncMode, "sync", "full", "full: every fact is synced to the disk before the answer; normal: written to the file before the answer, synced at checkpoints")
-	cmd.Flags().StringVar(&fault, "fault", "", "plant this known bug in the reference (a name sifu selftest --suite kungfu lists)")
+	cmd.Flags().StringVar(&o.Sync, "sync", "full", "full: every fact is synced to the disk before the answer; normal: written to the file before the answer, synced at checkpoints")
+	cmd.Flags().StringVar(&o.Fault, "fault", "", "plant this known bug in the reference (a name sifu selftest --suite kungfu lists)")
 	return cmd
-}
-
-func serve(ctx context.Context, cmd *cobra.Command, addr, db, tokenFile, fault, syncMode string, overStdio bool) error {
-	o := registry.ServeKungfu{Addr: addr, DB: db, Fault: fault}
-	if db != ":memory:" {
-		// --db out/kungfu.db works on a fresh checkout: the folder is made.
-		if err := os.MkdirAll(filepath.Dir(db), 0o755); err != nil {
-			return usagef("--db %s: %v", db, err)
-		}
-	}
-	switch syncMode {
-	case "full":
-	case "normal":
-		o.SyncNormal = true
-	default:
-		return usagef("--sync %q: use full or normal", syncMode)
-	}
-	if tokenFile != "" {
-		raw, err := inputfile.Read(tokenFile)
-		if err != nil {
-			return usagef("--control-token-file: %v", err)
-		}
-		o.ControlToken = strings.TrimSpace(string(raw))
-	}
-	if overStdio {
-		o.Stdin, o.Stdout = os.Stdin, os.Stdout
-	}
-	planted := ""
-	if fault != "" {
-		planted = ", with the planted fault " + fault
-	}
-	o.Ready = func(at string) {
-		fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s%s)\n", at, db, planted)
-	}
-	return o.Serve(ctx)
 }

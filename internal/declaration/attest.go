@@ -264,10 +264,26 @@ func CheckPublicKey(publicPEM []byte) error {
 	return nil
 }
 
+// ReadPublicKey reads the public key in file (verify --key) and checks
+// it (CheckPublicKey).
+func ReadPublicKey(file string) ([]byte, error) {
+	key, err := inputfile.Read(file)
+	if err != nil {
+		return nil, fmt.Errorf("--key: %w", err)
+	}
+	if err := CheckPublicKey(key); err != nil {
+		return nil, fmt.Errorf("--key %s: %w", file, err)
+	}
+	return key, nil
+}
+
 // WriteKeyPair makes an ed25519 key pair and writes it to prefix.pem
-// (private, readable by its owner only) and prefix.pub.pem; it never
-// overwrites a key.
+// (private, readable by its owner only) and prefix.pub.pem, making their
+// folder; it never overwrites a key.
 func WriteKeyPair(prefix string) (privPath, pubPath string, err error) {
+	if err := os.MkdirAll(filepath.Dir(prefix), 0o755); err != nil {
+		return "", "", fmt.Errorf("--out %s: %w", prefix, err)
+	}
 	priv, pub, err := GenerateKey()
 	if err != nil {
 		return "", "", err

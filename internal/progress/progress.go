@@ -79,3 +79,23 @@ func (m *Meter) line(t time.Time) string {
 	}
 	return fmt.Sprintf("%s: %d, %s elapsed", m.label, m.done, elapsed)
 }
+
+// Ended is a meter for a count told as it goes (done of total, total
+// known from the first call): the meter is made on the first call and
+// cleared on the last.
+func Ended(w io.Writer, label string) func(done, total int) {
+	return ended(func(total int) *Meter { return New(w, label, total) })
+}
+
+func ended(meter func(total int) *Meter) func(done, total int) {
+	var m *Meter
+	return func(done, total int) {
+		if done == 1 {
+			m = meter(total)
+		}
+		m.Add(1)
+		if done == total {
+			m.Done()
+		}
+	}
+}

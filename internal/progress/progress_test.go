@@ -33,3 +33,24 @@ func TestMeterRedrawsAtMostEvery200ms(t *testing.T) {
 		t.Errorf("a meter on a non-terminal wrote %q", quiet.String())
 	}
 }
+
+// TestEndedMakesTheMeterOnTheFirstAndClearsItOnTheLast: a count told as
+// it goes draws done/total from the first end and clears the line at the
+// last.
+func TestEndedMakesTheMeterOnTheFirstAndClearsItOnTheLast(t *testing.T) {
+	var b bytes.Buffer
+	clock := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	made := 0
+	end := ended(func(total int) *Meter {
+		made++
+		return newMeter(&b, "suite kungfu: checks", total, func() time.Time { return clock })
+	})
+	for done := 1; done <= 3; done++ {
+		clock = clock.Add(time.Second)
+		end(done, 3)
+	}
+	out := b.String()
+	if made != 1 || !strings.Contains(out, "suite kungfu: checks: 1/3") || !strings.Contains(out, "suite kungfu: checks: 3/3") || !strings.HasSuffix(out, "\r\x1b[K") {
+		t.Errorf("made %d meter(s); output %q", made, out)
+	}
+}

@@ -2,7 +2,10 @@ package registry
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/sifu-dev/sifu/adapters/acpexec"
 	"github.com/sifu-dev/sifu/adapters/acpinproc"
@@ -61,4 +64,25 @@ func openACP(spec Spec) (*Subject, error) {
 // acpReference is a fresh in-process ACP reference.
 func acpReference(context.Context) (acp.Target, func(), error) {
 	return acpinproc.Reference{}, func() {}, nil
+}
+
+// Environment variables sifu acp honours, so a harness can make its runs
+// reproducible without flags the upstream tools lack.
+const (
+	ACPNowEnv    = "SIFU_ACP_NOW"    // RFC 3339 time to stamp events with
+	ACPCompatEnv = "SIFU_ACP_COMPAT" // "1": upstream verdicts on every quirk
+)
+
+// ACPTools are the reference ACP tools as the environment configures them
+// (ACPNowEnv, ACPCompatEnv).
+func ACPTools() (*acpref.Tools, error) {
+	opts := acpref.Options{Compat: os.Getenv(ACPCompatEnv) == "1"}
+	if v := strings.TrimSpace(os.Getenv(ACPNowEnv)); v != "" {
+		now, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			return nil, fmt.Errorf("%s=%q is not an RFC 3339 time such as 2026-01-02T03:04:05Z", ACPNowEnv, v)
+		}
+		opts.Now = func() time.Time { return now }
+	}
+	return acpref.New(opts), nil
 }

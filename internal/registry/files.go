@@ -77,3 +77,22 @@ func versionFrom(v string, info *debug.BuildInfo) string {
 	}
 	return v + " (commit " + commit + ")"
 }
+
+// Diff reads two runs' results.json and compares them (results.Diff); a
+// file that cannot be read, or two runs that cannot be compared, are a
+// usage error.
+func Diff(oldPath, newPath string) (*results.Delta, error) {
+	old, _, err := declaration.ReadResults(oldPath)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	cur, _, err := declaration.ReadResults(newPath)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	d, err := results.Diff(old, cur)
+	if err != nil {
+		return nil, usagef("%v", err)
+	}
+	return d, nil
+}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/url"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -20,6 +21,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/kungfufuzz"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/reference/kungfuref"
 	"github.com/sifu-dev/sifu/reference/kungfuref/sqlitestore"
 	"github.com/sifu-dev/sifu/suite/kungfu"
@@ -190,22 +192,42 @@ func kungfuStdio(spec Spec) (kungfu.RunTarget, error) {
 type ServeKungfu struct {
 	// Addr is where to listen over HTTP; with Stdin and Stdout set, the
 	// binding is spoken over them instead.
-	Addr         string
-	Stdin        io.Reader
-	Stdout       io.Writer
-	DB           string // a SQLite file, or ":memory:"
-	SyncNormal   bool   // sync the file at checkpoints only
-	ControlToken string // control requests must present it, when set
-	Fault        string // a planted fault
-	Ready        func(addr string)
+	Addr   string
+	Stdin  io.Reader
+	Stdout io.Writer
+	DB     string // a SQLite file (its folder made), or ":memory:"
+	// Sync is "full" (every fact synced to the disk before the answer) or
+	// "normal" (synced at checkpoints only).
+	Sync      string
+	TokenFile string // a file holding the token control requests must present
+	Fault     string // a planted fault
+	Ready     func(addr string)
 }
 
 // Serve serves the reference, one per scope (docs/binding.md), facts in
 // SQLite, until ctx ends.
 func (o ServeKungfu) Serve(ctx context.Context) error {
+	if o.DB != ":memory:" {
+		// --db out/kungfu.db works on a fresh checkout: the folder is made.
+		if err := os.MkdirAll(filepath.Dir(o.DB), 0o755); err != nil {
+			return usagef("--db %s: %v", o.DB, err)
+		}
+	}
 	var storeOpts []sqlitestore.Option
-	if o.SyncNormal {
+	switch o.Sync {
+	case "full", "":
+	case "normal":
 		storeOpts = append(storeOpts, sqlitestore.SyncNormal())
+	default:
+		return usagef("--sync %q: use full or normal", o.Sync)
+	}
+	opts := kungfuhttp.ServerOptions{}
+	if o.TokenFile != "" {
+		raw, err := inputfile.Read(o.TokenFile)
+		if err != nil {
+			return usagef("--control-token-file: %v", err)
+		}
+		opts.ControlToken = strings.TrimSpace(string(raw))
 	}
 	var refOpts []kungfuref.Option
 	if o.Fault != "" {
@@ -214,7 +236,6 @@ func (o ServeKungfu) Serve(ctx context.Context) error {
 		}
 		refOpts = append(refOpts, kungfuref.WithFaults(kungfuref.Fault(o.Fault)))
 	}
-	opts := kungfuhttp.ServerOptions{ControlToken: o.ControlToken}
 	var logs kungfuinproc.Logs = &kungfuinproc.MemoryLogs{}
 	if o.DB == ":memory:" {
 		opts.CredentialKey = make([]byte, 32)

@@ -1,9 +1,11 @@
 // Package registry defines every suite sifu runs, once: its checks, the
 // targets it can drive (built from a typed Spec, not from command-line
 // flags), the planted faults of its reference with the rules whose checks
-// must catch each, its fuzzer and its race checker. cmd/sifu turns flags
-// into a Spec and prints what the registry's runs return; nothing else
-// knows which suites exist.
+// must catch each, its fuzzer and its race checker. cmd/sifu binds its
+// flags to TargetArgs, RunArgs, FuzzArgs and RaceArgs, which the registry
+// turns into a Spec and a request (reading the files they name), and
+// prints what the registry's runs return; nothing else knows which suites
+// exist.
 package registry
 
 import (

@@ -10,6 +10,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/attack/linear"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/progress"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
 
@@ -80,6 +81,43 @@ func Selftest(ctx context.Context, req SelftestRequest) (selftest.Report, error)
 	}
 	cfg := runner.Config{Timeout: req.Timeout, Concurrency: req.Concurrency, Harness: Harness()}
 	return selftest.Run(ctx, plan, reference, mutants, cfg, probe, req.Done)
+}
+
+// SelftestEach runs Selftest on each named suite (every suite when names
+// is empty), one after the other, with req's settings: meter, when set,
+// gives the progress line of a suite's mutants, each is told each suite's
+// report as it ends. It returns the reports and how many mutants survived.
+func SelftestEach(ctx context.Context, names []string, req SelftestRequest, meter func(suite string, mutants int) *progress.Meter, each func(selftest.Report)) (reports []selftest.Report, survivors int, err error) {
+	if len(names) == 0 {
+		names = Names()
+	}
+	for _, name := range names {
+		s, err := Lookup(name)
+		if err != nil {
+			return nil, 0, err
+		}
+		req.Suite = s
+		n := len(s.Faults)
+		if len(req.Mutants) > 0 {
+			n = len(req.Mutants)
+		}
+		var m *progress.Meter
+		if meter != nil {
+			m = meter(name, n)
+		}
+		req.Done = func(int, int) { m.Add(1) }
+		r, err := Selftest(ctx, req)
+		m.Done()
+		if err != nil {
+			return nil, 0, err
+		}
+		reports = append(reports, r)
+		survivors += len(r.Survivors())
+		if each != nil {
+			each(r)
+		}
+	}
+	return reports, survivors, nil
 }
 
 // raceProbe runs every race of the plan against a target and describes
