@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/spf13/cobra"
+
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/interrupt"
 	"github.com/sifu-dev/sifu/internal/quickstart"
+	"github.com/sifu-dev/sifu/internal/registry"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // init runs after every imported package's initialisation: PATH, hidden
@@ -93,3 +97,24 @@ func exitOf(err error) (int, string) {
 
 // signalName is how sifu names a signal in its messages.
 var signalName = interrupt.Name
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "sifu",
+		Short:         "sifu checks implementations of agent-work protocols for conformance",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       registry.VersionLine(),
+	}
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usagef("%v; see `%s --help`", err, c.CommandPath())
+	})
+	root.AddCommand(newRunCmd(), newRulesCmd(), newServeCmd(), newVerifyCmd(), newSignCmd(), newReportCmd(), newKeygenCmd(),
+		newDiffCmd(), newExpectCmd(), newMergeCmd(), newSelftestCmd(), newFuzzCmd(), newRaceCmd(),
+		newACPCmd(), newAgentKitCmd(), newKCPCmd())
+	return root
+}
+
+func usagef(format string, args ...any) error {
+	return &runner.UsageError{Msg: fmt.Sprintf(format, args...)}
+}
