@@ -105,7 +105,7 @@ func Load(ctx context.Context, paths []string, suites Suites) ([]*Run, []Skipped
 			continue
 		}
 		if isReport(p) {
-			continue // a report of earlier runs (conformance/report among conformance/*)
+			continue // a report of earlier runs (out/report among out/*)
 		}
 		// Every run directory under p: a peer may hold one run per way it
 		// was reached (conformance/peers/kcp-agent-0.27.0/cli).
