@@ -28,9 +28,14 @@ files as they are, its predicate is conformance.json); since a signature
 can only be checked with the signer's public key, which the attestation
 does not carry, verify then asks for --key (exit 2) instead of saying OK.
 
+A statement kept without its transcript (the bundled references' under
+conformance/) is checked all but its verdicts, which need the transcript:
+verify then names the command that makes the whole statement (exit 2).
+
 It exits 0 when the statement holds, 1 with the reasons when it does not,
 and 2 when the file cannot be read as a declaration, when --key is not a
-PEM public key, or when a signed statement is verified without --key.`,
+PEM public key, when a signed statement is verified without --key, or when
+the statement is kept without its transcript.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var opts declaration.VerifyOptions

@@ -38,19 +38,18 @@ func sifuProcess(t *testing.T, args ...string) (int, string) {
 	return cmd.ProcessState.ExitCode(), stderr.String()
 }
 
-// copyStatement copies the committed Kungfu statement's files but its
-// transcript into a new directory.
+// copyStatement makes a whole Kungfu statement (the memory profile) in a
+// new directory and takes its transcript away. (The committed references'
+// statements are kept without their transcripts, so verify would not read
+// one.)
 func copyStatement(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
-	for _, name := range []string{"conformance.json", "conformance.md", "results.json"} {
-		raw, err := os.ReadFile(filepath.Join("../../conformance/kungfu", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, name), raw, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if code, out := sifuExit(t, "run", "-q", "--suite", "kungfu", "--profile", "memory", "--declare", dir); code != exitOK {
+		t.Fatalf("sifu run --declare: exit %d\n%s", code, out)
+	}
+	if err := os.Remove(filepath.Join(dir, "transcript.jsonl")); err != nil {
+		t.Fatal(err)
 	}
 	return dir
 }

@@ -156,7 +156,12 @@ func Markdown(d *Declaration, cat *catalogue.Catalogue) string {
 		}
 		w("\n")
 	}
-	w("## Rules and evidence\n\nTranscript lines refer to `%s`; a check that did not pass is marked ✗.\n\n| rule | § | level | status | what it says | evidence (check, transcript lines) |\n|---|---|---|---|---|---|\n", d.Evidence.Transcript.Path)
+	notKept := d.Evidence.TranscriptNotKept
+	if notKept == nil {
+		w("## Rules and evidence\n\nTranscript lines refer to `%s`; a check that did not pass is marked ✗.\n\n| rule | § | level | status | what it says | evidence (check, transcript lines) |\n|---|---|---|---|---|---|\n", d.Evidence.Transcript.Path)
+	} else {
+		w("## Rules and evidence\n\nThe transcript is not kept with this statement (`%s` makes the whole statement); a check that did not pass is marked ✗.\n\n| rule | § | level | status | what it says | evidence (check) |\n|---|---|---|---|---|---|\n", notKept.Remake)
+	}
 	for _, r := range d.Rules {
 		if r.Status == results.RuleNotBlackBox {
 			continue
@@ -192,9 +197,16 @@ func Markdown(d *Declaration, cat *catalogue.Catalogue) string {
 		d    *Digest
 	}{{"rule catalogue", &d.Evidence.Catalogue}, {"features", &d.Evidence.Features}, {"vectors", &d.Evidence.Vectors},
 		{"expectations", d.Evidence.Expectations}, {"results", &d.Evidence.Results}, {"transcript", &d.Evidence.Transcript}} {
-		if e.d != nil {
+		switch {
+		case e.name == "transcript" && notKept != nil:
+			w("| transcript | not kept | — |\n")
+		case e.d != nil:
 			w("| %s | `%s` | `%s` |\n", e.name, e.d.Path, e.d.SHA256)
 		}
+	}
+	if notKept != nil {
+		w("\nThis statement is kept without its transcript: `sifu verify conformance.json` checks its hashes, its claims and this page, but cannot judge its verdicts again. `%s` makes the whole statement, which it verifies.\n", notKept.Remake)
+		return b.String()
 	}
 	w("\nCheck this statement offline with `sifu verify conformance.json`.\n")
 	return b.String()

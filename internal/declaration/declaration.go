@@ -143,7 +143,18 @@ type Evidence struct {
 	Vectors      Digest  `json:"vectors"`
 	Expectations *Digest `json:"expectations,omitempty"`
 	Results      Digest  `json:"results"`
-	Transcript   Digest  `json:"transcript"`
+	// Transcript is empty when TranscriptNotKept is set.
+	Transcript Digest `json:"transcript,omitzero"`
+	// TranscriptNotKept is set when the statement is kept without its
+	// transcript (WithoutTranscript): the bundled references' statements
+	// under conformance/, whose evidence a run makes again in seconds.
+	TranscriptNotKept *NotKept `json:"transcript_not_kept,omitempty"`
+}
+
+// NotKept says how to make again the transcript a statement is kept
+// without: Remake is the command that makes the whole statement.
+type NotKept struct {
+	Remake string `json:"remake"`
 }
 
 // Digest is the SHA-256 of a file, or of a set of files (the hash of the

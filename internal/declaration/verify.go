@@ -82,7 +82,10 @@ type VerifyOptions struct {
 // runner.Plan.Rejudge), applies the expectations file again, recomputes the
 // claims and conformance.md, and checks the signed attestation, if there
 // is one (with a public key, its signature too; see VerifyOptions). It
-// returns every problem found; none means the statement holds.
+// returns every problem found; none means the statement holds. A statement
+// kept without its transcript (WithoutTranscript) is checked but for its
+// verdicts, and Verify ends with a TranscriptNotKeptError when the rest
+// holds: a verdict not judged again is not reported as holding.
 func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, opts VerifyOptions) ([]string, error) {
 	cat := plan.Catalogue
 	d, err := Read(path)
@@ -123,9 +126,22 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 	if got := Sum(raw); got != d.Evidence.Results.SHA256 {
 		bad("/evidence/results: %s has sha256 %s, the declaration says %s", resultsPath, short(got), short(d.Evidence.Results.SHA256))
 	}
+	notKept := d.Evidence.TranscriptNotKept
 	transcriptPath := filepath.Join(dir, d.Evidence.Transcript.Path)
 	transcriptOK := false
-	if tr, err := inputfile.Read(transcriptPath); inputfile.Refused(err) {
+	if notKept != nil {
+		// A statement kept without its transcript names none, and its
+		// results name none either: no verdict can be judged again.
+		if d.Evidence.Transcript != (Digest{}) {
+			bad("/evidence/transcript: the statement names a transcript (%s) and says it is not kept", clip(d.Evidence.Transcript.Path))
+		}
+		if run.Transcript != nil {
+			bad("/transcript of results.json names a transcript (%s), and the statement says it is not kept", clip(run.Transcript.File))
+		}
+		if notKept.Remake == "" {
+			bad("/evidence/transcript_not_kept/remake is empty: it names the command that makes the whole statement")
+		}
+	} else if tr, err := inputfile.Read(transcriptPath); inputfile.Refused(err) {
 		return nil, fmt.Errorf("/evidence/transcript: %w", err)
 	} else if err != nil {
 		bad("/evidence/transcript: %v", err)
@@ -165,12 +181,16 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 	}
 	// The verdicts must follow from the transcript, which needs the very
 	// checks the run made: the suite files must be the same.
-	if sameSuite && transcriptOK {
-		if err := results.LoadTranscript(resultsPath, run); err != nil {
-			bad("/evidence/transcript: %v", err)
-		} else {
-			for _, p := range plan.Rejudge(ctx, run) {
-				bad("%s", p)
+	// (A statement kept without its transcript has nothing to judge them
+	// again from; its expectations still apply to its verdicts.)
+	if sameSuite && (transcriptOK || notKept != nil) {
+		if transcriptOK {
+			if err := results.LoadTranscript(resultsPath, run); err != nil {
+				bad("/evidence/transcript: %v", err)
+			} else {
+				for _, p := range plan.Rejudge(ctx, run) {
+					bad("%s", p)
+				}
 			}
 		}
 		if expectFile != nil {
@@ -226,6 +246,9 @@ func Verify(ctx context.Context, path string, plan *runner.Plan, src Sources, op
 		return nil, fmt.Errorf("%s: %w", AttestationFile, err)
 	}
 	problems = append(problems, att.Problems...)
+	if notKept != nil && len(problems) == 0 {
+		return nil, &TranscriptNotKeptError{Path: path, Remake: notKept.Remake}
+	}
 	if att.Signed && opts.PublicKey == nil && len(problems) == 0 {
 		return nil, &KeyNeededError{Path: path, KeyIDs: att.KeyIDs}
 	}

@@ -33,6 +33,10 @@ type Run struct {
 	Problems []string
 	// VerifyError is set when the statement could not be verified at all.
 	VerifyError string
+	// TranscriptNotKept is set for a statement kept without its
+	// transcript: verify checks all of it but its verdicts (VerifyError
+	// says so).
+	TranscriptNotKept bool
 	// MarkdownOnly is set for a directory with conformance.md but neither
 	// conformance.json nor, so, a statement verify can check; Claimed are
 	// the claims results.json supports.
@@ -65,8 +69,8 @@ type Skipped struct {
 
 // Load reads the runs named by paths. A path is a results or statement
 // directory, a results.json or conformance.json in one, or a directory of
-// such directories (conformance/peers); anything else is skipped with the
-// reason. Statements are verified (as sifu verify does) as they are read.
+// such directories (conformance/peers), each read with every run directory
+// under it; anything else is skipped with the reason. Statements are verified (as sifu verify does) as they are read.
 func Load(ctx context.Context, paths []string, suites Suites) ([]*Run, []Skipped, error) {
 	var runs []*Run
 	var skipped []Skipped
@@ -101,29 +105,30 @@ func Load(ctx context.Context, paths []string, suites Suites) ([]*Run, []Skipped
 			continue
 		}
 		if isReport(p) {
-			continue // a report of earlier runs (conformance/report among conformance/*)
+			continue // a report of earlier runs (out/report among out/*)
 		}
-		if hasRun(p) {
-			if err := add(p); err != nil {
-				return nil, nil, err
+		// Every run directory under p: a peer may hold one run per way it
+		// was reached (conformance/peers/kcp-agent-0.27.0/cli).
+		found := false
+		err = filepath.WalkDir(p, func(sub string, e fs.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case !e.IsDir():
+				return nil
+			case sub != p && (strings.HasPrefix(e.Name(), ".") || isReport(sub)):
+				return filepath.SkipDir
+			case !hasRun(sub):
+				return nil
 			}
-			continue
-		}
-		entries, err := os.ReadDir(p)
+			found = true
+			return add(sub)
+		})
 		if err != nil {
 			return nil, nil, err
 		}
-		found := false
-		for _, e := range entries {
-			if sub := filepath.Join(p, e.Name()); e.IsDir() && hasRun(sub) {
-				found = true
-				if err := add(sub); err != nil {
-					return nil, nil, err
-				}
-			}
-		}
 		if !found {
-			skipped = append(skipped, Skipped{p, "holds no results.json, and no directory of it does"})
+			skipped = append(skipped, Skipped{p, "holds no results.json, and no directory under it does"})
 		}
 	}
 	if len(runs) == 0 {
@@ -176,7 +181,10 @@ func loadDir(ctx context.Context, dir string, suites Suites) (*Run, error) {
 		return r, nil
 	}
 	problems, err := declaration.Verify(ctx, statement, plan, src, declaration.VerifyOptions{})
+	var notKept *declaration.TranscriptNotKeptError
 	switch {
+	case errors.As(err, &notKept):
+		r.TranscriptNotKept, r.VerifyError = true, err.Error()
 	case err != nil:
 		r.VerifyError = err.Error()
 	default:

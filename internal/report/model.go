@@ -181,6 +181,8 @@ func buildSuite(name string, plan *runner.Plan, runs []*Run) (*suiteView, []data
 		if d := r.Statement; d != nil {
 			iv.Kind, iv.Claimed, iv.Partial = "statement", d.Claimed, d.Partial
 			switch {
+			case r.TranscriptNotKept:
+				iv.Verified = "cannot judge its verdicts again: the transcript is not kept"
 			case r.VerifyError != "":
 				iv.Verified, iv.Problems = "could not be verified", []string{r.VerifyError}
 			case len(r.Problems) > 0:

@@ -204,3 +204,48 @@ func TestStatementWithoutItsTranscript(t *testing.T) {
 		}
 	}
 }
+
+// TestStatementKeptWithoutItsTranscript: a statement kept without its
+// transcript (the references' under conformance/) is shown with its claims
+// and as one whose verdicts verify cannot judge again, not as holding.
+func TestStatementKeptWithoutItsTranscript(t *testing.T) {
+	root := t.TempDir()
+	whole, kept := filepath.Join(root, "whole"), filepath.Join(root, "kept")
+	statement(t, whole, time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	plan, _, _ := suites(t)("kungfu")
+	if _, err := declaration.WithoutTranscript(whole, kept, plan.Catalogue, "sifu run --suite kungfu --declare DIR"); err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(root, "site")
+	if _, err := report.Make(context.Background(), site, []string{kept}, suites(t)); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(site, "index.html"))
+	for _, want := range []string{"claims memory", "verify cannot judge its verdicts again: the transcript is not kept"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the page does not say %q", want)
+		}
+	}
+	if strings.Contains(string(raw), "verify holds") {
+		t.Error("the page says verify holds for a statement whose verdicts it cannot judge again")
+	}
+}
+
+// TestADirectoryIsReadWithEveryRunUnderIt: a directory of runs is read
+// with every run directory under it, a run inside a run's directory too
+// (a peer reached two ways: conformance/peers/kcp-agent-0.27.0/cli); only
+// the outer one was read.
+func TestADirectoryIsReadWithEveryRunUnderIt(t *testing.T) {
+	root := t.TempDir()
+	peers := filepath.Join(root, "peers")
+	statement(t, filepath.Join(peers, "peer"), time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	statement(t, filepath.Join(peers, "peer", "cli"), time.Date(2026, 1, 2, 0, 0, 0, 0, time.UTC))
+	site := filepath.Join(root, "site")
+	sum, err := report.Make(context.Background(), site, []string{peers}, suites(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Runs != 2 {
+		t.Errorf("the report read %d run(s) under %s, want 2 (peer and peer/cli)", sum.Runs, peers)
+	}
+}

@@ -66,7 +66,7 @@ type Summary struct {
 // harness's plan of each suite.
 func Make(ctx context.Context, dir string, paths []string, suites Suites) (Summary, error) {
 	// The site's own directory may be among the inputs (sifu report --out
-	// conformance/report conformance/*): it holds no run, and is passed over.
+	// out/report out/*): it holds no run, and is passed over.
 	var inputs []string
 	for _, p := range paths {
 		if !sameDir(p, dir) {

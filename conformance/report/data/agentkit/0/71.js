@@ -1,1 +1,0 @@
-sifuTranscript("data/agentkit/0/71.js", [{"line":219,"op":"act","name":"request","params":{"method":"GET","path":"/healthz"},"outcome":{"ok":true,"result":{"allow":"","body_len":0,"cache_control":"","content_type":"","status":200,"text":""}},"expected":"/result/status 200, /result/body_len 0","source":"features/agentkit/http.feature:8"}]);
