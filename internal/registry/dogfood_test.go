@@ -307,6 +307,11 @@ func TestCommittedPeerStatementsVerify(t *testing.T) {
 					t.Fatalf("peer %s has no %s: a peer's verdict is kept with its statement and transcript, so that it can be judged again", name, f)
 				}
 			}
+			for _, f := range []string{"junit.xml", "cucumber.json"} {
+				if _, err := os.Stat(filepath.Join(dir, f)); err == nil {
+					t.Errorf("peer %s holds %s: it says what results.json says, so it is not kept (conformance/peers/README.md); delete it", name, f)
+				}
+			}
 			statement := filepath.Join(dir, "conformance.json")
 			d, problems, err := registry.Verify(context.Background(), statement, declaration.VerifyOptions{})
 			if err != nil {
