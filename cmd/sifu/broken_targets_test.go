@@ -273,39 +273,9 @@ func TestKCPPlannersThatNeverPlanAreUsageErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.protocol+" "+c.cmd, func(t *testing.T) {
 			t.Parallel()
-			out := t.TempDir()
 			// The default --timeout (30s) would bound each check; the hello
 			// is bounded by --request-timeout.
-			args := []string{"run", "-q", "--suite", "kcp", "--out", out, "--target", "exec", "--cmd", c.cmd,
-				"--target-config", config(c.protocol), "--request-timeout", "400ms"}
-			done := make(chan error, 1)
-			go func() {
-				_, err := sifuCLI(t, args...)
-				done <- err
-			}()
-			var err error
-			select {
-			case err = <-done:
-			case <-time.After(25 * time.Second): // a hang guard, below the 30s --timeout
-				t.Fatalf("sifu %v did not give up on the hello at --request-timeout 400ms", args)
-			}
-			var ue *runner.UnreachableError
-			if !errors.As(err, &ue) {
-				t.Fatalf("%v, want the target reported unreachable (exit 2)", err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("the message lacks %q:\n%v", w, err)
-				}
-			}
-			for _, leak := range []string{"<nil>", "adapter: ", `stderr tail: ""`} {
-				if strings.Contains(err.Error(), leak) {
-					t.Errorf("the message leaks %q:\n%v", leak, err)
-				}
-			}
-			if _, err := os.Stat(filepath.Join(out, "results.json")); err == nil {
-				t.Error("results were written although no check ran")
-			}
+			unreachableRun(t, c.want, "--suite", "kcp", "--target", "exec", "--cmd", c.cmd, "--target-config", config(c.protocol))
 		})
 	}
 }
