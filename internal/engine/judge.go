@@ -112,7 +112,7 @@ func lookup(doc any, ptr string) ([]any, bool) {
 	cur := []any{doc}
 	fanned := false
 	for _, raw := range segs {
-		seg := strings.ReplaceAll(strings.ReplaceAll(raw, "~1", "/"), "~0", "~")
+		seg := unescapeSeg(raw)
 		var next []any
 		for _, v := range cur {
 			switch t := v.(type) {
