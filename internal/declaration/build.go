@@ -1,8 +1,6 @@
 package declaration
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
@@ -13,6 +11,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/catalogue"
 	"github.com/sifu-dev/sifu/internal/inputfile"
+	"github.com/sifu-dev/sifu/internal/recordjson"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
@@ -100,14 +99,11 @@ func Build(cat *catalogue.Catalogue, src Sources, run *results.Run, resultsJSON 
 
 // Write stores conformance.json and conformance.md in dir.
 func Write(dir string, d *Declaration, cat *catalogue.Catalogue) error {
-	var js bytes.Buffer
-	enc := json.NewEncoder(&js)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(d); err != nil {
+	js, err := recordjson.Marshal(d)
+	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(dir, "conformance.json"), js.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, "conformance.json"), js, 0o644); err != nil {
 		return fmt.Errorf("write conformance.json: %w", err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "conformance.md"), []byte(Markdown(d, cat)), 0o644); err != nil {

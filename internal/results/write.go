@@ -14,14 +14,18 @@ import (
 	"time"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/recordjson"
 )
 
-// WriteJSON writes the run as indented JSON.
+// WriteJSON writes the run as JSON with a line per test and per rule
+// (recordjson).
 func WriteJSON(w io.Writer, r *Run) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(r)
+	raw, err := recordjson.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(raw)
+	return err
 }
 
 // ReadJSON reads a run written by WriteJSON.
@@ -193,14 +197,15 @@ func firstLine(s string) string {
 // interrupted run never leaves a truncated report.
 //
 // The transcript holds each exchange as the session recorded it (its
-// secrets already redacted, engine.Vocabulary): an outcome that differs
-// little from an earlier one of the same test is written as the JSON Patch
-// (RFC 6902) that makes it from that one (see encodeTranscript).
+// secrets already redacted, engine.Vocabulary): params or an outcome that
+// repeat, or differ little from, those of an earlier line are written as the
+// JSON Patch (RFC 6902) that makes them from that line's (transcriptEncoder).
 func WriteDir(dir string, r *Run) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("create output directory: %w", err)
 	}
 	var transcript bytes.Buffer
+	var enc transcriptEncoder
 	line := 0
 	for i := range r.Tests {
 		t := &r.Tests[i]
@@ -209,7 +214,7 @@ func WriteDir(dir string, r *Run) error {
 			continue
 		}
 		t.Lines = &LineRange{From: line + 1}
-		lines, err := encodeTranscript(t.ID, t.Transcript, line+1)
+		lines, err := enc.encode(t.ID, t.Transcript)
 		if err != nil {
 			return fmt.Errorf("transcript of %s: %w", t.ID, err)
 		}
