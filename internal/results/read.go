@@ -4,17 +4,20 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // LoadTranscript reads each test's exchanges back from the transcript file
 // beside a results.json, after checking the file against the run's
 // /transcript/sha256. A line that is not an exchange is an error naming it;
-// an outcome written as a patch (transcriptLine) is rebuilt from the line it
-// patches.
+// params or an outcome written as a patch (transcriptLine) are rebuilt from
+// the line it patches.
 func LoadTranscript(resultsPath string, run *Run) error {
 	if run.Transcript == nil {
 		return nil
@@ -36,6 +39,8 @@ func LoadTranscript(resultsPath string, run *Run) error {
 	for i, l := range lines {
 		lines[i] = bytes.TrimSuffix(l, []byte("\r"))
 	}
+	owner := make([]string, len(lines)) // the test each line belongs to, by its range
+	owned := make([]bool, len(lines))
 	for i := range run.Tests {
 		t := &run.Tests[i]
 		t.Transcript = nil
@@ -45,11 +50,34 @@ func LoadTranscript(resultsPath string, run *Run) error {
 		if t.Lines.From < 1 || t.Lines.To > len(lines) || t.Lines.From > t.Lines.To {
 			return fmt.Errorf("%s: /tests/%d/transcript lines %d–%d are outside %s", resultsPath, i, t.Lines.From, t.Lines.To, path)
 		}
-		tr, err := decodeTranscript(path, t.ID, lines[t.Lines.From-1:t.Lines.To], t.Lines.From)
-		if err != nil {
-			return fmt.Errorf("%w (/tests/%d of %s)", err, i, resultsPath)
+		for n := t.Lines.From - 1; n < t.Lines.To; n++ {
+			if owned[n] {
+				return fmt.Errorf("%s: /tests/%d/transcript lines %d–%d overlap another test's", resultsPath, i, t.Lines.From, t.Lines.To)
+			}
+			owner[n], owned[n] = t.ID, true
 		}
-		t.Transcript = tr
+	}
+	// A line may patch any earlier line, so the file is read whole, in
+	// order.
+	d := newTranscriptDecoder(path)
+	exchanges := make([]engine.Exchange, len(lines))
+	for n, l := range lines {
+		test := owner[n]
+		if !owned[n] {
+			var head struct{ Test string }
+			_ = json.Unmarshal(l, &head)
+			test = head.Test
+		}
+		ex, err := d.decode(n+1, test, l)
+		if err != nil {
+			return fmt.Errorf("%w (%s)", err, resultsPath)
+		}
+		exchanges[n] = ex
+	}
+	for i := range run.Tests {
+		if t := &run.Tests[i]; t.Lines != nil {
+			t.Transcript = slices.Clone(exchanges[t.Lines.From-1 : t.Lines.To])
+		}
 	}
 	return nil
 }

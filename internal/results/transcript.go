@@ -1,72 +1,101 @@
 package results
 
 import (
+	"crypto/sha256"
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"slices"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"github.com/wI2L/jsondiff"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // transcriptLine is one exchange of one test in transcript.jsonl. Its
-// outcome is written whole, or as OutcomePatch: the JSON Patch that makes
-// it from the outcome of an earlier line of the same test.
+// params and its outcome are each written whole, or as a patch: the JSON
+// Patch that makes them from the params or the outcome of an earlier line
+// of the file (any test's).
 type transcriptLine struct {
 	Test string `json:"test"`
 	engine.Exchange
-	OutcomePatch *outcomePatch `json:"outcome_patch,omitempty"`
+	ParamsPatch  *patchOf `json:"params_patch,omitempty"`
+	OutcomePatch *patchOf `json:"outcome_patch,omitempty"`
 }
 
-// outcomePatch is an outcome written as the change from another: Of is the
-// line (of transcript.jsonl, from 1) whose outcome it patches, Ops the
-// RFC 6902 operations.
-type outcomePatch struct {
+// patchOf is a value written as the change from another: Of is the line
+// (of transcript.jsonl, from 1) whose value of the same member it patches,
+// Ops the RFC 6902 operations ([] for the same value again).
+type patchOf struct {
 	Of  int             `json:"of"`
 	Ops json.RawMessage `json:"ops"`
 }
 
-// patchBases is how many earlier outcomes of a test an outcome is compared
-// with to find the smallest patch: the state a step observes (ACP's folder,
-// its event log and protocol.json) is mostly the last step's.
-const patchBases = 4
+// A value is compared with the latest few values of its kind of step
+// (sameKind) and the latest of any kind (anyKind) to find the smallest
+// patch: what a step observes (ACP's folder, its event log and
+// protocol.json) is mostly what the steps just before it, or the same step
+// of the check before, observed. More bases find little more and cost a
+// diff each.
+const (
+	sameKind = 4
+	anyKind  = 2
+)
 
-// encodeTranscript writes a test's exchanges as transcript lines, the
-// first at line number first. An outcome is written as a patch of an
-// earlier outcome of the test when the patch is shorter than the outcome
-// and rebuilds it exactly.
-func encodeTranscript(test string, exchanges []engine.Exchange, first int) ([][]byte, error) {
-	type base struct {
-		line int
-		raw  []byte
-		doc  any
-	}
-	var bases []base
+// patchOverhead is what a patch costs beyond its operations; a patch is
+// written only when it is shorter than the value whole.
+var patchOverhead = len(`,"outcome_patch":{"of":000000,"ops":}`)
+
+// transcriptEncoder writes the lines of one transcript file, test after
+// test, remembering what earlier lines hold so that a value may be written
+// as a patch of one of them.
+type transcriptEncoder struct {
+	line            int // the number of the last line written
+	params, outcome bases
+}
+
+// bases are the values of one member (params or outcome) of the lines
+// written so far: every one by its digest, for repeats from anywhere in the
+// file, and the latest few whole, for patches.
+type bases struct {
+	seen   map[[32]byte]int
+	byKind map[string][]base
+	last   []base
+}
+
+type base struct {
+	line int
+	raw  []byte
+	doc  any
+}
+
+// encode writes a test's exchanges as transcript lines. Each value is
+// written as a patch when the patch is shorter and rebuilds it exactly.
+func (e *transcriptEncoder) encode(test string, exchanges []engine.Exchange) ([][]byte, error) {
 	out := make([][]byte, 0, len(exchanges))
-	for i, ex := range exchanges {
+	for _, ex := range exchanges {
+		e.line++
 		tl := transcriptLine{Test: test, Exchange: ex}
-		if ex.Outcome != nil {
-			raw, err := json.Marshal(ex.Outcome)
+		kind := string(ex.Op) + " " + ex.Name
+		if len(ex.Params) > 0 {
+			p, err := e.params.add(e.line, kind, ex.Params)
 			if err != nil {
 				return nil, err
 			}
-			var doc any
-			if err := json.Unmarshal(raw, &doc); err != nil {
+			if p != nil {
+				tl.Params, tl.ParamsPatch = nil, p
+			}
+		}
+		if ex.Outcome != nil {
+			p, err := e.outcome.add(e.line, kind, ex.Outcome)
+			if err != nil {
 				return nil, err
 			}
-			var best *outcomePatch
-			for _, b := range bases[max(len(bases)-patchBases, 0):] {
-				ops, ok := patchOf(b.raw, b.doc, doc)
-				if ok && len(ops)+len(`,"outcome_patch":{"of":000000,"ops":}`) < len(raw) && (best == nil || len(ops) < len(best.Ops)) {
-					best = &outcomePatch{Of: b.line, Ops: ops}
-				}
+			if p != nil {
+				tl.Outcome, tl.OutcomePatch = nil, p
 			}
-			if best != nil {
-				tl.Outcome, tl.OutcomePatch = nil, best
-			}
-			bases = append(bases, base{line: first + i, raw: raw, doc: doc})
 		}
 		raw, err := json.Marshal(tl)
 		if err != nil {
@@ -77,18 +106,63 @@ func encodeTranscript(test string, exchanges []engine.Exchange, first int) ([][]
 	return out, nil
 }
 
-// patchOf is the JSON Patch from one outcome to another, when applying it
-// gives the second back exactly.
-func patchOf(fromRaw []byte, from, to any) (json.RawMessage, bool) {
+// add remembers the value of line, from a step of kind, and returns the
+// patch to write instead of it, or nil to write it whole.
+func (b *bases) add(line int, kind string, v any) (*patchOf, error) {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(raw)
+	if b.seen == nil {
+		b.seen, b.byKind = map[[32]byte]int{}, map[string][]base{}
+	}
+	if of, ok := b.seen[sum]; ok {
+		if len("[]")+patchOverhead < len(raw) {
+			return &patchOf{Of: of, Ops: json.RawMessage("[]")}, nil
+		}
+		return nil, nil
+	}
+	b.seen[sum] = line
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, err
+	}
+	candidates := slices.Clone(b.byKind[kind])
+	for _, c := range b.last {
+		if !slices.ContainsFunc(candidates, func(o base) bool { return o.line == c.line }) {
+			candidates = append(candidates, c)
+		}
+	}
+	var best *patchOf
+	for _, c := range candidates {
+		ops, ok := diff(c.raw, c.doc, doc)
+		if ok && len(ops)+patchOverhead < len(raw) && (best == nil || len(ops) < len(best.Ops)) {
+			best = &patchOf{Of: c.line, Ops: ops}
+		}
+	}
+	this := base{line: line, raw: raw, doc: doc}
+	b.byKind[kind] = latest(b.byKind[kind], this, sameKind)
+	b.last = latest(b.last, this, anyKind)
+	return best, nil
+}
+
+// latest appends b to list and keeps its last n.
+func latest(list []base, b base, n int) []base {
+	list = append(list, b)
+	return list[max(len(list)-n, 0):]
+}
+
+// diff is the JSON Patch from one value to another, when applying it gives
+// the second back exactly.
+func diff(fromRaw []byte, from, to any) (json.RawMessage, bool) {
 	p, err := jsondiff.Compare(from, to)
+	if err != nil || len(p) == 0 {
+		return nil, false // the same value is found by its digest
+	}
+	ops, err := json.Marshal(p)
 	if err != nil {
 		return nil, false
-	}
-	ops := json.RawMessage("[]") // the same outcome again
-	if len(p) > 0 {
-		if ops, err = json.Marshal(p); err != nil {
-			return nil, false
-		}
 	}
 	got, err := applyPatch(fromRaw, ops)
 	if err != nil {
@@ -109,43 +183,85 @@ func applyPatch(doc, ops []byte) ([]byte, error) {
 	return p.Apply(doc)
 }
 
-// decodeTranscript reads a test's lines back into exchanges; lines[0] is
-// line number first of the file.
-func decodeTranscript(path, test string, lines [][]byte, first int) ([]engine.Exchange, error) {
-	outcomes := map[int][]byte{}
-	var out []engine.Exchange
-	for n, l := range lines {
-		at := first + n
-		var tl transcriptLine
-		if err := json.Unmarshal(l, &tl); err != nil {
-			return nil, fmt.Errorf("%s:%d: %w", path, at, err)
-		}
-		if tl.Test != test {
-			return nil, fmt.Errorf("%s:%d belongs to %q, but the test named here is %s", path, at, tl.Test, test)
-		}
-		if p := tl.OutcomePatch; p != nil {
-			base, ok := outcomes[p.Of]
-			if !ok || tl.Outcome != nil {
-				return nil, fmt.Errorf("%s:%d: /outcome_patch/of names line %d, which is no earlier answer of %s", path, at, p.Of, test)
-			}
-			raw, err := applyPatch(base, p.Ops)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: /outcome_patch does not apply to the answer of line %d: %w", path, at, p.Of, err)
-			}
-			var o engine.Outcome
-			if err := json.Unmarshal(raw, &o); err != nil {
-				return nil, fmt.Errorf("%s:%d: /outcome_patch makes no answer: %w", path, at, err)
-			}
-			tl.Outcome = &o
-		}
-		if tl.Outcome != nil {
-			raw, err := json.Marshal(tl.Outcome)
-			if err != nil {
-				return nil, fmt.Errorf("%s:%d: %w", path, at, err)
-			}
-			outcomes[at] = raw
-		}
-		out = append(out, tl.Exchange)
+// rebuiltLimit bounds what the patches of one transcript may rebuild: a
+// file of patches that each repeat a large earlier value could otherwise
+// ask for far more memory than its own size.
+const rebuiltLimit = 4 * inputfile.Limit
+
+// transcriptDecoder reads the lines of one transcript file in order,
+// rebuilding each value written as a patch from the line it names.
+type transcriptDecoder struct {
+	path            string
+	params, outcome map[int][]byte // each line's value, as JSON
+	rebuilt         int64
+}
+
+func newTranscriptDecoder(path string) *transcriptDecoder {
+	return &transcriptDecoder{path: path, params: map[int][]byte{}, outcome: map[int][]byte{}}
+}
+
+// decode reads line number at, which must belong to test.
+func (d *transcriptDecoder) decode(at int, test string, l []byte) (engine.Exchange, error) {
+	var tl transcriptLine
+	if err := json.Unmarshal(l, &tl); err != nil {
+		return engine.Exchange{}, fmt.Errorf("%s:%d: %w", d.path, at, err)
 	}
-	return out, nil
+	if tl.Test != test {
+		return engine.Exchange{}, fmt.Errorf("%s:%d belongs to %q, but the test named here is %s", d.path, at, tl.Test, test)
+	}
+	if p := tl.ParamsPatch; p != nil {
+		raw, err := d.apply(at, "params", d.params, p, tl.Params != nil)
+		if err != nil {
+			return engine.Exchange{}, err
+		}
+		if err := json.Unmarshal(raw, &tl.Params); err != nil {
+			return engine.Exchange{}, fmt.Errorf("%s:%d: /params_patch makes no params: %w", d.path, at, err)
+		}
+	}
+	if p := tl.OutcomePatch; p != nil {
+		raw, err := d.apply(at, "outcome", d.outcome, p, tl.Outcome != nil)
+		if err != nil {
+			return engine.Exchange{}, err
+		}
+		var o engine.Outcome
+		if err := json.Unmarshal(raw, &o); err != nil {
+			return engine.Exchange{}, fmt.Errorf("%s:%d: /outcome_patch makes no answer: %w", d.path, at, err)
+		}
+		tl.Outcome = &o
+	}
+	if err := d.keep(at, d.params, tl.Params, len(tl.Params) > 0); err != nil {
+		return engine.Exchange{}, err
+	}
+	if err := d.keep(at, d.outcome, tl.Outcome, tl.Outcome != nil); err != nil {
+		return engine.Exchange{}, err
+	}
+	return tl.Exchange, nil
+}
+
+// apply rebuilds a member of line at from its patch.
+func (d *transcriptDecoder) apply(at int, member string, values map[int][]byte, p *patchOf, whole bool) ([]byte, error) {
+	base, ok := values[p.Of]
+	if !ok || p.Of >= at || whole {
+		return nil, fmt.Errorf("%s:%d: /%s_patch/of names line %d, which is no earlier line with %s", d.path, at, member, p.Of, map[string]string{"params": "params", "outcome": "an answer"}[member])
+	}
+	raw, err := applyPatch(base, p.Ops)
+	if err != nil {
+		return nil, fmt.Errorf("%s:%d: /%s_patch does not apply to the %s of line %d: %w", d.path, at, member, member, p.Of, err)
+	}
+	if d.rebuilt += int64(len(raw)); d.rebuilt > rebuiltLimit {
+		return nil, fmt.Errorf("%s:%d: the transcript's patches rebuild more than %d MiB; it is not one sifu wrote", d.path, at, rebuiltLimit>>20)
+	}
+	return raw, nil
+}
+
+func (d *transcriptDecoder) keep(at int, values map[int][]byte, v any, has bool) error {
+	if !has {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("%s:%d: %w", d.path, at, err)
+	}
+	values[at] = raw
+	return nil
 }

@@ -221,11 +221,13 @@ func TestTranscriptIsRedactedAndHashed(t *testing.T) {
 	}
 }
 
-// TestTranscriptWritesRepeatedStateAsPatches: an outcome that repeats most
-// of an earlier one of the same test (a folder's growing event log) is
-// written as a JSON Patch of it, and reads back exactly; a patch that names
-// no earlier answer of its test is refused, naming the line.
+// TestTranscriptWritesRepeatedStateAsPatches: params or an outcome that
+// repeat most of an earlier line's (a folder's growing event log, the same
+// document written by two checks) are written as a JSON Patch of that line,
+// whichever test it belongs to, and read back exactly; a patch that names no
+// earlier line with such a value is refused, naming the line.
 func TestTranscriptWritesRepeatedStateAsPatches(t *testing.T) {
+	doc := map[string]any{"file": "spec.md", "replace": strings.Repeat("a paragraph of the deliverable\n", 8)}
 	var events []any
 	var tr []engine.Exchange
 	for i := range 6 {
@@ -233,32 +235,44 @@ func TestTranscriptWritesRepeatedStateAsPatches(t *testing.T) {
 		tr = append(tr, engine.Exchange{Source: "s", Op: engine.OpAct, Name: "append", Params: map[string]any{"n": float64(i)},
 			Outcome: &engine.Outcome{OK: true, Result: map[string]any{"events": slices.Clone(events), "last_seq": float64(i + 1)}}})
 	}
-	tr = append(tr, engine.Exchange{Source: "s", Op: engine.OpRead, Name: "boom", Error: "broken", ErrorKind: "adapter"})
-	run := &Run{Suite: "acp", Tests: []Test{{ID: "b", Status: engine.Pass, Transcript: slices.Clone(tr[:1])}, {ID: "a", Status: engine.Pass, Transcript: tr}}}
+	tr = append(tr, engine.Exchange{Source: "s", Op: engine.OpRead, Name: "boom", Error: "broken", ErrorKind: "adapter"},
+		engine.Exchange{Source: "s", Op: engine.OpControl, Name: "write", Params: doc, Outcome: &engine.Outcome{OK: true}})
+	first := []engine.Exchange{tr[0], {Source: "s", Op: engine.OpControl, Name: "write", Params: doc, Outcome: &engine.Outcome{OK: true}}}
+	run := &Run{Suite: "acp", Tests: []Test{{ID: "b", Status: engine.Pass, Transcript: first}, {ID: "a", Status: engine.Pass, Transcript: tr}}}
 	dir := t.TempDir()
 	if err := WriteDir(dir, run); err != nil {
 		t.Fatal(err)
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	if strings.Count(string(raw), `"outcome_patch":{"of":`) != 5 || strings.Contains(lines[1], "outcome_patch") || !strings.Contains(lines[6], `"outcome_patch":{"of":6,`) {
-		t.Fatalf("the repeated outcomes are not patches of the one before:\n%s", raw)
+	if len(lines) != 10 || strings.Contains(lines[0], "_patch") || !strings.Contains(lines[2], `"outcome_patch":{"of":1,"ops":[]}`) ||
+		!strings.Contains(lines[7], `"outcome_patch":{"of":7,`) || strings.Contains(lines[2], "params_patch") ||
+		!strings.Contains(lines[9], `"params_patch":{"of":2,"ops":[]}`) || strings.Contains(lines[9], "paragraph") {
+		t.Fatalf("the repeated values are not patches of the lines they repeat:\n%s", raw)
 	}
 	back := &Run{Transcript: run.Transcript, Tests: []Test{{ID: "b", Lines: run.Tests[0].Lines}, {ID: "a", Lines: run.Tests[1].Lines}}}
 	if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err != nil {
 		t.Fatal(err)
 	}
-	want, _ := json.Marshal(tr)
-	got, _ := json.Marshal(back.Tests[1].Transcript)
-	if string(got) != string(want) {
-		t.Fatalf("read back:\n%s\nwant:\n%s", got, want)
+	for i, want := range [][]engine.Exchange{first, tr} {
+		w, _ := json.Marshal(want)
+		got, _ := json.Marshal(back.Tests[i].Transcript)
+		if string(got) != string(w) {
+			t.Fatalf("read back:\n%s\nwant:\n%s", got, w)
+		}
 	}
-	// Line 3 patching line 1, which is another test's, is refused.
-	edited := strings.Replace(string(raw), `"outcome_patch":{"of":2,`, `"outcome_patch":{"of":1,`, 1)
-	os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(edited), 0o644)
-	sum := sha256.Sum256([]byte(edited))
-	back.Transcript.SHA256 = hex.EncodeToString(sum[:])
-	if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err == nil || !strings.Contains(err.Error(), "transcript.jsonl:3: /outcome_patch/of names line 1") {
-		t.Fatalf("a patch of another test's line: %v", err)
+	for _, tc := range []struct{ from, to, want string }{
+		// Line 8 patching line 9, which comes after it.
+		{`"outcome_patch":{"of":7,`, `"outcome_patch":{"of":9,`, "transcript.jsonl:8: /outcome_patch/of names line 9, which is no earlier line with an answer"},
+		// Line 10 patching the params of line 9, which has none.
+		{`"params_patch":{"of":2,`, `"params_patch":{"of":9,`, "transcript.jsonl:10: /params_patch/of names line 9, which is no earlier line with params"},
+	} {
+		edited := strings.Replace(string(raw), tc.from, tc.to, 1)
+		os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(edited), 0o644)
+		sum := sha256.Sum256([]byte(edited))
+		back.Transcript.SHA256 = hex.EncodeToString(sum[:])
+		if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: %v", tc.want, err)
+		}
 	}
 }
