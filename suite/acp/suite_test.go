@@ -9,6 +9,7 @@ import (
 
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/internal/catalogue"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/acp"
@@ -82,4 +83,18 @@ func (m fstestMap) FS() fs.FS {
 		out[k] = &fstest.MapFile{Data: []byte(v)}
 	}
 	return out
+}
+
+// TestDerivedRebuildsProtocolText: a transcript leaves out init's
+// protocol.json text when the layout the upstream tools write (keys
+// sorted, two-space indent, a final newline, no HTML escapes) rebuilds it
+// from the parsed document.
+func TestDerivedRebuildsProtocolText(t *testing.T) {
+	ex := engine.Exchange{Op: engine.OpAct, Name: "init", Outcome: &engine.Outcome{OK: true, Result: map[string]any{
+		"protocol": map[string]any{"b": []any{}, "a": "x<y", "c": map[string]any{}},
+	}}}
+	want := "{\n  \"a\": \"x<y\",\n  \"b\": [],\n  \"c\": {}\n}\n"
+	if got := acp.Derived(ex)["protocol_text"]; got != want {
+		t.Fatalf("protocol_text = %q, want %q", got, want)
+	}
 }

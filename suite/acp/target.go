@@ -257,7 +257,20 @@ func Derived(ex engine.Exchange) map[string]any {
 	if !ok {
 		return nil
 	}
-	return derive(ex.Name, r)
+	d := derive(ex.Name, r)
+	if proto, ok := r["protocol"]; ok {
+		// init's protocol.json as the upstream tools lay it out: keys
+		// sorted, two spaces of indent, a final newline. A folder laid out
+		// otherwise keeps its text in the transcript.
+		var b strings.Builder
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		if enc.Encode(proto) == nil {
+			d["protocol_text"] = b.String()
+		}
+	}
+	return d
 }
 
 // derive reads what a tool's output and the folder's state say: the
