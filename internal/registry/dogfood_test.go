@@ -22,6 +22,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/recordjson"
 	"github.com/sifu-dev/sifu/internal/registry"
 	"github.com/sifu-dev/sifu/internal/report"
 	"github.com/sifu-dev/sifu/internal/results"
@@ -235,7 +236,7 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 				if substance(oldD) != substance(nowD) || resultsSubstance(old) != resultsSubstance(now) {
 					problems = append(problems, staleness(old, now, oldD, nowD)...)
 				}
-				return problems
+				return append(problems, layoutProblems(committedDir, oldD, old)...)
 			}()
 			for _, f := range []string{"transcript.jsonl", "junit.xml", "cucumber.json"} {
 				if _, err := os.Stat(filepath.Join(committedDir, f)); err == nil {
@@ -262,6 +263,27 @@ func TestCommittedDeclarationsAreCurrent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// layoutProblems says which of a committed statement's files are not laid
+// out as sifu writes them now (recordjson): a line per test and per rule.
+func layoutProblems(dir string, d *declaration.Declaration, run *results.Run) []string {
+	var problems []string
+	var rs bytes.Buffer
+	if err := results.WriteJSON(&rs, run); err != nil {
+		return []string{err.Error()}
+	}
+	ds, err := recordjson.Marshal(d)
+	if err != nil {
+		return []string{err.Error()}
+	}
+	for f, want := range map[string][]byte{"results.json": rs.Bytes(), "conformance.json": ds} {
+		if got, err := os.ReadFile(filepath.Join(dir, f)); err != nil || !bytes.Equal(got, want) {
+			problems = append(problems, f+" is not laid out as sifu writes it now")
+		}
+	}
+	slices.Sort(problems)
+	return problems
 }
 
 // TestCommittedPeerStatementsVerify: every real peer's directory under
