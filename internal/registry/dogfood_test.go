@@ -339,6 +339,11 @@ func TestCommittedPeerStatementsVerify(t *testing.T) {
 			if err != nil {
 				t.Fatalf("peer %s: %v", name, err)
 			}
+			if run, _, err := declaration.ReadResults(filepath.Join(dir, "results.json")); err != nil {
+				problems = append(problems, err.Error())
+			} else {
+				problems = append(problems, layoutProblems(dir, d, run)...)
+			}
 			if len(problems) == 0 {
 				return
 			}
