@@ -276,6 +276,43 @@ func (r *Runner) Assess(ctx context.Context, req kcp.AssessRequest) (map[string]
 	return r.answer("assess", "verdict", a)
 }
 
+// BenchRequest asks a runner to time its planner in process: the
+// manifest parsed once, Warmup plans untimed, then Batches batches of Batch
+// plans each.
+type BenchRequest struct {
+	Plan    kcp.PlanRequest
+	Warmup  int
+	Batches int
+	Batch   int
+}
+
+// Bench times the runner's planner (the bench op): each batch's time per
+// plan, in the order timed. A runner whose hello lists no bench op cannot.
+func (r *Runner) Bench(ctx context.Context, req BenchRequest) ([]time.Duration, error) {
+	if _, err := r.process(ctx); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(r.Info().Ops, "bench") {
+		return nil, fmt.Errorf("the runner %q offers no bench op: %w", r.command, engine.ErrUnsupported)
+	}
+	a, err := r.call(ctx, map[string]any{"op": "bench", "manifest": req.Plan.Manifest, "source": req.Plan.Name, "task": req.Plan.Task,
+		"options": orEmptyMap(req.Plan.Options), "warmup": req.Warmup, "batches": req.Batches, "batch": req.Batch})
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.answer("bench", "bench", a)
+	if err != nil {
+		return nil, err
+	}
+	list, _ := res["ns_per_plan"].([]any)
+	out := make([]time.Duration, 0, len(list))
+	for _, v := range list {
+		ns, _ := v.(float64)
+		out = append(out, time.Duration(ns))
+	}
+	return out, nil
+}
+
 // stderrSaid is the end of a runner's standard error, for a message, or
 // nothing when it wrote none.
 func stderrSaid(tail string) string {

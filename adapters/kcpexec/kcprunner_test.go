@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -28,7 +29,7 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-func serveCommand(t *testing.T) string {
+func serveCommand(t testing.TB) string {
 	t.Helper()
 	return fmt.Sprintf("SIFU_KCP_SERVE_HELPER=1 %q", os.Args[0])
 }
@@ -181,4 +182,48 @@ func TestNodeRunner(t *testing.T) {
 	if _, err := r.Assess(ctx, kcp.AssessRequest{Options: map[string]any{"threshold": 2.0}}); !errors.As(err, &refusal) {
 		t.Errorf("assess refusal: %v", err)
 	}
+}
+
+// TestRunnerBench: the Go runner times its planner in batches (the bench
+// op of the side-by-side benchmark); a runner whose hello lists no bench is
+// not asked, and a bench answer that is not a list of times is a harness
+// error.
+func TestRunnerBench(t *testing.T) {
+	ctx := context.Background()
+	r, err := StartRunner(ctx, serveCommand(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	req := kcp.PlanRequest{Name: "v", Manifest: "units: [{id: a, path: a.md, intent: deploy guide}]\n", Task: "deploy", Options: map[string]any{"asOf": "2026-07-06"}}
+	took, err := r.Bench(ctx, BenchRequest{Plan: req, Warmup: 3, Batches: 4, Batch: 5})
+	if err != nil || len(took) != 4 || slices.ContainsFunc(took, func(d time.Duration) bool { return d <= 0 }) {
+		t.Fatalf("bench: %v %v", took, err)
+	}
+	if _, err := r.Bench(ctx, BenchRequest{Plan: kcp.PlanRequest{Name: "v", Manifest: "- x\n", Task: "t"}, Batches: 1, Batch: 1}); !isRefusal(err) {
+		t.Errorf("a manifest the planner rejects: %v", err)
+	}
+	hello := `read l; id=$(echo "$l" | sed 's/.*"id":\([0-9]*\).*/\1/'); echo '{"id":'$id',"result":{"protocol":1,"implementation":"x","version":"1","ops":["plan"%s]}}'`
+	plain, err := StartRunner(ctx, fmt.Sprintf(hello, "")+"; cat")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	if _, err := plain.Bench(ctx, BenchRequest{Plan: req, Batches: 1, Batch: 1}); !errors.Is(err, engine.ErrUnsupported) {
+		t.Errorf("a runner without bench: %v", err)
+	}
+	bad, err := StartRunner(ctx, fmt.Sprintf(hello, `,"bench"`)+`; read l; id=$(echo "$l" | sed 's/.*"id":\([0-9]*\).*/\1/'); echo '{"id":'$id',"result":{"ns_per_plan":"fast"}}'; cat`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bad.Close()
+	var ae *engine.AdapterError
+	if _, err := bad.Bench(ctx, BenchRequest{Plan: req, Batches: 1, Batch: 1}); !errors.As(err, &ae) {
+		t.Errorf("a bench answer without times: %v", err)
+	}
+}
+
+func isRefusal(err error) bool {
+	var r *kcp.Refusal
+	return errors.As(err, &r)
 }

@@ -91,7 +91,7 @@ const message = (e) => (e instanceof Error ? e.message : String(e));
 const handlers = {
   hello(req) {
     if (req.protocol !== PROTOCOL) return { error: `this runner speaks protocol ${PROTOCOL}` };
-    const result = { protocol: PROTOCOL, implementation: pkg.name, version: pkg.version, language: "javascript", ops: ["plan", "assess"] };
+    const result = { protocol: PROTOCOL, implementation: pkg.name, version: pkg.version, language: "javascript", ops: ["plan", "assess", "bench"] };
     if (pkg.homepage) result.homepage = pkg.homepage;
     return { result };
   },
@@ -105,6 +105,33 @@ const handlers = {
     }
     try {
       return { result: lib.plan(manifest, req.task, req.options ?? {}) };
+    } catch (e) {
+      return { refusal: message(e) };
+    }
+  },
+  // bench times plan() on a manifest parsed once: warmup untimed plans,
+  // then batches of batch plans, each batch's time divided by its plans.
+  bench(req) {
+    const { warmup, batches, batch } = req;
+    if (![warmup, batches, batch].every(Number.isInteger) || batches < 1 || batch < 1 || warmup < 0) {
+      return { error: "a bench request needs integer warmup ≥ 0, batches ≥ 1 and batch ≥ 1" };
+    }
+    let manifest;
+    try {
+      manifest = lib.parseManifest(req.manifest, req.source);
+    } catch (e) {
+      return { refusal: message(e) };
+    }
+    const options = req.options ?? {};
+    try {
+      for (let i = 0; i < warmup; i++) lib.plan(manifest, req.task, options);
+      const ns = [];
+      for (let b = 0; b < batches; b++) {
+        const start = process.hrtime.bigint();
+        for (let i = 0; i < batch; i++) lib.plan(manifest, req.task, options);
+        ns.push(Number(process.hrtime.bigint() - start) / batch);
+      }
+      return { result: { ns_per_plan: ns } };
     } catch (e) {
       return { refusal: message(e) };
     }
@@ -146,7 +173,7 @@ for await (const line of lines) {
   const handler = Object.hasOwn(handlers, req?.op) ? handlers[req.op] : undefined;
   let answer;
   try {
-    answer = handler ? await handler(req) : { error: `unknown op ${JSON.stringify(req?.op)}: the ops are hello, plan, assess and stop` };
+    answer = handler ? await handler(req) : { error: `unknown op ${JSON.stringify(req?.op)}: the ops are hello, plan, assess, bench and stop` };
   } catch (e) {
     answer = { error: `the runner failed: ${message(e)}` };
   }

@@ -35,6 +35,10 @@ type request struct {
 	Source   *string         `json:"source"`
 	Task     *string         `json:"task"`
 	Options  json.RawMessage `json:"options"`
+	// Warmup, Batches and Batch shape a bench request.
+	Warmup  *int `json:"warmup"`
+	Batches *int `json:"batches"`
+	Batch   *int `json:"batch"`
 }
 
 // Serve speaks the planner runner protocol on in and out until in ends
@@ -86,17 +90,20 @@ func (c CLI) answer(line []byte) (map[string]any, bool) {
 			return out("error", fmt.Sprintf("this runner speaks protocol %d", RunnerProtocol)), false
 		}
 		return out("result", map[string]any{"protocol": RunnerProtocol, "implementation": Implementation, "version": Version,
-			"language": "go", "ops": []string{"plan", "assess"}}), false
+			"language": "go", "ops": []string{"plan", "assess", "bench"}}), false
 	case "plan":
 		res, refusal, err := c.servePlan(req)
 		return reply(out, res, refusal, err), false
 	case "assess":
 		res, refusal, err := c.serveAssess(line)
 		return reply(out, res, refusal, err), false
+	case "bench":
+		res, refusal, err := c.serveBench(req)
+		return reply(out, res, refusal, err), false
 	case "stop":
 		return out("result", map[string]any{}), true
 	}
-	return out("error", fmt.Sprintf("unknown op %q: the ops are hello, plan, assess and stop", req.Op)), false
+	return out("error", fmt.Sprintf("unknown op %q: the ops are hello, plan, assess, bench and stop", req.Op)), false
 }
 
 func reply(out func(string, any) map[string]any, result any, refusal string, err error) map[string]any {
@@ -120,14 +127,51 @@ func (c CLI) today() string {
 // servePlan parses and plans, as kcp-agent's plan(parseManifest(manifest,
 // source), task, options) does, and returns the library plan.
 func (c CLI) servePlan(req request) (json.RawMessage, string, error) {
-	if req.Manifest == nil || req.Task == nil {
-		return nil, "", errors.New("a plan request needs manifest and task")
+	task, m, opts, refusal, err := c.planInput(req)
+	if refusal != "" || err != nil {
+		return nil, refusal, err
 	}
+	return kcpref.PlanObject(kcpref.Plan(task, m, opts)), "", nil
+}
+
+// serveBench times Plan on a manifest parsed once (the bench op): Warmup
+// plans untimed, then Batches batches of Batch plans, each batch's time
+// divided by its plans.
+func (c CLI) serveBench(req request) (any, string, error) {
+	if req.Warmup == nil || req.Batches == nil || req.Batch == nil || *req.Warmup < 0 || *req.Batches < 1 || *req.Batch < 1 {
+		return nil, "", errors.New("a bench request needs integer warmup ≥ 0, batches ≥ 1 and batch ≥ 1")
+	}
+	task, m, opts, refusal, err := c.planInput(req)
+	if refusal != "" || err != nil {
+		return nil, refusal, err
+	}
+	for range *req.Warmup {
+		kcpref.Plan(task, m, opts)
+	}
+	ns := make([]float64, 0, *req.Batches)
+	for range *req.Batches {
+		start := time.Now()
+		for range *req.Batch {
+			kcpref.Plan(task, m, opts)
+		}
+		ns = append(ns, float64(time.Since(start).Nanoseconds())/float64(*req.Batch))
+	}
+	return map[string]any{"ns_per_plan": ns}, "", nil
+}
+
+// planInput reads a plan or bench request: the task, the parsed manifest
+// (with the request's source), the options with asOf defaulting to today;
+// or the planner's refusal of the manifest.
+func (c CLI) planInput(req request) (string, kcpref.Manifest, kcpref.Options, string, error) {
+	var m kcpref.Manifest
 	var opts kcpref.Options
+	if req.Manifest == nil || req.Task == nil {
+		return "", m, opts, "", fmt.Errorf("a %s request needs manifest and task", req.Op)
+	}
 	var present map[string]json.RawMessage
 	if len(req.Options) > 0 {
 		if err := json.Unmarshal(req.Options, &opts); err != nil {
-			return nil, "", fmt.Errorf("options: %v", err)
+			return "", m, opts, "", fmt.Errorf("options: %v", err)
 		}
 		_ = json.Unmarshal(req.Options, &present)
 	}
@@ -136,12 +180,12 @@ func (c CLI) servePlan(req request) (json.RawMessage, string, error) {
 	}
 	m, err := kcpref.ParseManifest([]byte(*req.Manifest))
 	if err != nil {
-		return nil, err.Error(), nil
+		return "", m, opts, err.Error(), nil
 	}
 	if req.Source != nil {
 		m.Source = *req.Source
 	}
-	return kcpref.PlanObject(kcpref.Plan(*req.Task, m, opts)), "", nil
+	return *req.Task, m, opts, "", nil
 }
 
 // serveAssess runs the confidence gate with the request's fixed judge.
