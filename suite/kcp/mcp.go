@@ -109,7 +109,7 @@ func replaceStrings(v any, old, repl string) any {
 }
 
 // executeMCP performs an mcp_tools or mcp_call step. mcp_tools gives the
-// tools and their names; mcp_call gives the result with, beside content,
+// tools, their names and the tools by name; mcp_call gives the result with, beside content,
 // structuredContent and isError, the first content's text, that text
 // parsed when it is JSON, and refused: whether the server turned the call
 // down, by a result with isError or by a JSON-RPC error (then error holds
@@ -124,12 +124,15 @@ func (e *Executor) executeMCP(ctx context.Context, step engine.Step) (map[string
 		if err != nil {
 			return nil, err
 		}
-		names := []any{}
+		names, byName := []any{}, map[string]any{}
 		for _, t := range tools {
 			m, _ := t.(map[string]any)
 			names = append(names, m["name"])
+			if n, ok := m["name"].(string); ok {
+				byName[n] = m
+			}
 		}
-		return map[string]any{"tools": tools, "names": names}, nil
+		return map[string]any{"tools": tools, "names": names, "byName": byName}, nil
 	}
 	raw, _ := json.Marshal(step.Params)
 	var call ToolCall
