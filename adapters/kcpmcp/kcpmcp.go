@@ -46,10 +46,21 @@ func Start(ctx context.Context, command string, timeout time.Duration) (*Server,
 	proc.Isolate(cmd)
 	s := &Server{command: command, timeout: timeout, cmd: cmd, stderr: &tailBuffer{}}
 	cmd.Stderr = s.stderr
+	return s.connect(ctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second})
+}
+
+// Connect opens a session over a transport to a server sifu holds (the
+// reference's, in process) and lists its tools.
+func Connect(ctx context.Context, t mcp.Transport, name string) (*Server, error) {
+	return (&Server{command: name, stderr: &tailBuffer{}}).connect(ctx, t)
+}
+
+func (s *Server) connect(ctx context.Context, t mcp.Transport) (*Server, error) {
+	command := s.command
 	client := mcp.NewClient(&mcp.Implementation{Name: "sifu", Version: "kcp-mcp"}, nil)
 	pctx, cancel := s.bound(ctx)
 	defer cancel()
-	session, err := client.Connect(pctx, &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
+	session, err := client.Connect(pctx, t, nil)
 	if err != nil {
 		s.kill()
 		return nil, s.notServer("did not complete MCP's initialize handshake", err)
@@ -107,7 +118,9 @@ func (s *Server) Close() {
 }
 
 func (s *Server) kill() {
-	proc.Kill(s.cmd)
+	if s.cmd != nil {
+		proc.Kill(s.cmd)
+	}
 }
 
 // Hello names the server as its initialize result did.

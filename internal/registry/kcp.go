@@ -47,7 +47,7 @@ func openKCP(spec Spec) (*Subject, error) {
 		}
 		rt = kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
 			return kcpinproc.Reference{Faults: faults}, func() {}, nil
-		}}
+		}, Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile)}
 	case "exec":
 		var err error
 		if rt, err = kcpExec(spec); err != nil {
