@@ -21,7 +21,17 @@ func PlanTreeJSON(p AgentPlan, location string, sig SignatureResult) []byte {
 func planTree(p AgentPlan, location string, sig SignatureResult) *jsonObject {
 	plan := planObject(p, true)
 	plan.put("signature", signatureJSON(sig))
-	return (&jsonObject{}).put("location", location).put("notFollowed", []any{}).put("children", []any{}).
+	// Without a walk every federation ref is not followed: an eligible one
+	// because the walk's depth is 0, any other for the plan's reason.
+	notFollowed := []any{}
+	for _, f := range p.Federation {
+		reason := f.Reason
+		if reason == "eligible" {
+			reason = "beyond max depth 0"
+		}
+		notFollowed = append(notFollowed, (&jsonObject{}).put("id", f.ID).put("url", f.URL).put("reason", reason))
+	}
+	return (&jsonObject{}).put("location", location).put("notFollowed", notFollowed).put("children", []any{}).
 		put("signature", signatureJSON(sig)).put("plan", plan)
 }
 

@@ -31,16 +31,13 @@ func (c CLI) MCP(args []string) int {
 	if in == nil {
 		in = os.Stdin
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{c.Stdout}}
+	d := newDraining(in, c.Stdout)
+	t := &mcp.IOTransport{Reader: d, Writer: d}
 	if err := c.MCPServer().Run(context.Background(), t); err != nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
 		return c.fail(kcpref.ExitFailure, "mcp: "+err.Error())
 	}
 	return kcpref.ExitOK
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // MCPServer is the MCP server with the five tools; the CLI's Faults are
 // planted in what they answer.
