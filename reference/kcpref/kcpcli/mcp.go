@@ -229,13 +229,13 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 	case "kcp_replay":
 		return c.replay(args["artifact"])
 	}
-	p, m, loc, sig, err := c.planFromArgs(args)
+	p, m, loc, sig, opts, err := c.planFromArgs(args)
 	if err != nil {
 		return nil, err
 	}
 	switch name {
 	case "kcp_trace":
-		return kcpref.TraceJSON(p, m), nil
+		return kcpref.TraceJSON(p, m, opts), nil
 	case "kcp_load":
 		var known []kcpref.KnownUnit
 		if list, ok := args["known"].([]any); ok {
@@ -252,14 +252,14 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 
 // planFromArgs plans as the command line would with the arguments as
 // flags.
-func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, error) {
+func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
 	loc := args["manifest"].(string)
 	allow, _ := args["allow_private_hosts"].(bool)
 	if err := fetchGuard(loc, allow); err != nil {
-		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, err
+		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, err
 	}
 	if f, _ := args["follow"].(bool); f {
-		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, fmt.Errorf("follow: sifu's reference plans one local manifest and walks no federation refs")
+		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, fmt.Errorf("follow: sifu's reference plans one local manifest and walks no federation refs")
 	}
 	flags := []string{"--task", args["task"].(string), "--manifest", loc}
 	for _, f := range []struct{ arg, flag string }{{"env", "--env"}, {"as_of", "--as-of"}, {"max_units", "--max-units"},
@@ -284,19 +284,19 @@ func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifes
 	return c.planFlags(flags, loc)
 }
 
-func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, error) {
+func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
 	var none kcpref.AgentPlan
 	inv, err := kcpref.ParsePlanArgs(flags)
 	if err != nil && inv.Task != "" {
-		return none, kcpref.Manifest{}, "", kcpref.SignatureResult{}, err
+		return none, kcpref.Manifest{}, "", kcpref.SignatureResult{}, inv.Options, err
 	}
 	m, raw, msg, code := readManifest(loc)
 	if code != kcpref.ExitOK {
-		return none, m, "", kcpref.SignatureResult{}, fmt.Errorf("%s", strings.TrimPrefix(msg, "kcp-agent: "))
+		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(msg, "kcp-agent: "))
 	}
 	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
 	if sig.Status == kcpref.SignatureInvalid {
-		return none, m, "", sig, fmt.Errorf("%s: signature invalid: %s", m.Source, sig.Detail)
+		return none, m, "", sig, inv.Options, fmt.Errorf("%s: signature invalid: %s", m.Source, sig.Detail)
 	}
 	if !inv.AsOfGiven {
 		now := time.Now
@@ -306,7 +306,7 @@ func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Man
 		inv.Options.AsOf = kcpref.DefaultAsOf(now())
 	}
 	inv.Options.Faults = c.Faults
-	return kcpref.Plan(inv.Task, m, inv.Options), m, loc, sig, nil
+	return kcpref.Plan(inv.Task, m, inv.Options), m, loc, sig, inv.Options, nil
 }
 
 // fetchGuard refuses a manifest URL whose host is loopback, private or
@@ -412,7 +412,7 @@ func (c CLI) replay(artifact any) ([]byte, error) {
 		if n, ok := opts["contextBudget"].(float64); ok {
 			flags = append(flags, "--context-budget", strconv.FormatFloat(n, 'f', -1, 64))
 		}
-		p, _, _, sig, err := c.planFlags(flags, source)
+		p, _, _, sig, _, err := c.planFlags(flags, source)
 		if err != nil {
 			return nil, err
 		}
