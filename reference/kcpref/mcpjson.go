@@ -164,6 +164,9 @@ type ReplayCheck struct {
 	Source, Project string
 	Identical       bool
 	Detail          string
+	// Fields are the plan's members that differ on re-planning (sorted);
+	// nil when none was compared.
+	Fields []string
 }
 
 // ReplayJSON renders kcp_replay's answer: the artifact's name, a check
@@ -176,15 +179,16 @@ func ReplayJSON(artifact string, checks []ReplayCheck) []byte {
 		if !c.Identical {
 			status, ok = "drifted", false
 		}
-		list[i] = (&jsonObject{}).put("source", c.Source).put("project", c.Project).put("status", status).put("detail", c.Detail)
+		list[i] = (&jsonObject{}).put("source", c.Source).put("project", c.Project).put("status", status).put("detail", c.Detail).
+			putIf(c.Fields != nil, "fields", c.Fields)
 	}
 	return renderCompact((&jsonObject{}).put("artifact", artifact).put("checks", list).put("ok", ok))
 }
 
 // ReplayDetail says what a replay found: the manifest's bytes changed
-// (both sha256 prefixes), or the plan reproduced (or not) from the
-// echoed inputs.
-func ReplayDetail(savedSHA, nowSHA string, p AgentPlan, reproduced bool) string {
+// (both sha256 prefixes), the plan reproduced from the echoed inputs, or
+// the members of the plan that differ (fields).
+func ReplayDetail(savedSHA, nowSHA string, p AgentPlan, fields []string) string {
 	short := func(s string) string {
 		if len(s) > 12 {
 			return s[:12]
@@ -194,8 +198,8 @@ func ReplayDetail(savedSHA, nowSHA string, p AgentPlan, reproduced bool) string 
 	switch {
 	case savedSHA != nowSHA:
 		return fmt.Sprintf("manifest bytes changed: sha256 %s… ≠ saved %s…", short(nowSHA), short(savedSHA))
-	case reproduced:
+	case len(fields) == 0:
 		return fmt.Sprintf("%d selected, %d skipped — plan reproduced byte-identically, manifest sha256 matches", len(p.Selected), len(p.Skipped))
 	}
-	return fmt.Sprintf("manifest sha256 matches, but re-planning from the echoed inputs gives another plan (%d selected, %d skipped)", len(p.Selected), len(p.Skipped))
+	return "plan differs in: " + strings.Join(fields, ", ")
 }

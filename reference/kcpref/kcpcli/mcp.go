@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -369,7 +370,7 @@ func (c CLI) replay(artifact any) ([]byte, error) {
 	now := hex.EncodeToString(sum[:])
 	check := kcpref.ReplayCheck{Source: source, Project: project}
 	if now != saved {
-		check.Detail = kcpref.ReplayDetail(saved, now, kcpref.AgentPlan{}, false)
+		check.Detail = kcpref.ReplayDetail(saved, now, kcpref.AgentPlan{}, nil)
 	} else {
 		flags := []string{"--task", task, "--manifest", source}
 		if a, ok := obj["asOf"].(string); ok {
@@ -419,10 +420,37 @@ func (c CLI) replay(artifact any) ([]byte, error) {
 		var again map[string]any
 		tree := kcpref.PlanTreeJSON(p, source, sig)
 		_ = json.Unmarshal(tree, &again)
-		check.Identical = reflect.DeepEqual(again["plan"], obj)
-		check.Detail = kcpref.ReplayDetail(saved, now, p, check.Identical)
+		// Members compare as JSON values: their order means nothing.
+		plan, _ := again["plan"].(map[string]any)
+		var fields []string
+		for k := range union(plan, obj) {
+			// The command line's envelope is no part of the plan.
+			if k == "schemaVersion" || k == "kind" || k == "correlationId" {
+				continue
+			}
+			if !reflect.DeepEqual(plan[k], obj[k]) {
+				fields = append(fields, k)
+			}
+		}
+		sort.Strings(fields)
+		check.Identical = len(fields) == 0
+		if !check.Identical {
+			check.Fields = fields
+		}
+		check.Detail = kcpref.ReplayDetail(saved, now, p, fields)
 	}
 	return kcpref.ReplayJSON("mcp:artifact", []kcpref.ReplayCheck{check}), nil
+}
+
+func union(a, b map[string]any) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
 }
 
 var errUnrecognized = fmt.Errorf("unrecognized artifact — expected the JSON of a plan or a plan tree, as kcp_plan returns it")
