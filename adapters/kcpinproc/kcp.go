@@ -10,6 +10,9 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sifu-dev/sifu/adapters/kcpmcp"
 	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
 	"github.com/sifu-dev/sifu/suite/kcp"
@@ -104,4 +107,41 @@ func recode(from, to any) error {
 func asMap(v any) (map[string]any, error) {
 	var m map[string]any
 	return m, recode(v, &m)
+}
+
+// ListTools lists the reference's MCP tools (kcpcli's MCP server, in
+// process).
+func (k Reference) ListTools(ctx context.Context) ([]any, error) {
+	var tools []any
+	err := k.withMCP(ctx, func(s *kcpmcp.Server) (err error) {
+		tools, err = s.ListTools(ctx)
+		return err
+	})
+	return tools, err
+}
+
+// CallTool calls one of the reference's MCP tools, its faults planted.
+func (k Reference) CallTool(ctx context.Context, call kcp.ToolCall) (map[string]any, error) {
+	var res map[string]any
+	err := k.withMCP(ctx, func(s *kcpmcp.Server) (err error) {
+		res, err = s.CallTool(ctx, call)
+		return err
+	})
+	return res, err
+}
+
+// withMCP runs f over a session with a fresh in-process MCP server.
+func (k Reference) withMCP(ctx context.Context, f func(*kcpmcp.Server) error) error {
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := kcpcli.CLI{Faults: k.Faults}.MCPServer().Connect(ctx, st, nil)
+	if err != nil {
+		return err
+	}
+	defer ss.Close()
+	s, err := kcpmcp.Connect(ctx, ct, kcpcli.Implementation)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return f(s)
 }

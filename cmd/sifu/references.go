@@ -77,7 +77,7 @@ standard input, one answer per line (docs/kcp-runner.md).`,
 		},
 	}
 	cmd.Flags().BoolVar(&serve, "serve", false, "answer the planner runner protocol on stdin/stdout (docs/kcp-runner.md)")
-	for name, short := range map[string]string{"plan": "Plan a task over a knowledge manifest (kcp-agent plan)", "validate": "Check a knowledge manifest (kcp-agent validate)"} {
+	for name, short := range map[string]string{"plan": "Plan a task over a knowledge manifest (kcp-agent plan)", "validate": "Check a knowledge manifest (kcp-agent validate)", "mcp": "Serve the planner as MCP tools on stdin/stdout (kcp-agent mcp)"} {
 		cmd.AddCommand(&cobra.Command{Use: name, Short: short, DisableFlagParsing: true,
 			RunE: func(cmd *cobra.Command, args []string) error { return kcpRun(cmd, name, args) }})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/kcpexec"
 	"github.com/sifu-dev/sifu/adapters/kcpinproc"
+	"github.com/sifu-dev/sifu/adapters/kcpmcp"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/kcpfuzz"
 	"github.com/sifu-dev/sifu/internal/inputfile"
@@ -22,12 +23,13 @@ import (
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
-// KCP is the KCP suite: the Go planner in process, or any planner
-// command line or planner runner (--cmd).
+// KCP is the KCP suite: the Go planner in process, any planner command
+// line or planner runner (--cmd), or a planner's MCP server over stdio
+// (--target mcp --cmd).
 var KCP = register(&Suite{
 	Name:   "kcp",
 	Checks: kcp.Suite,
-	Kinds:  []string{"inproc", "exec"},
+	Kinds:  []string{"inproc", "exec", "mcp"},
 	Faults: faultsFrom(kcpref.Faults, kcpref.CaughtBy),
 	Fuzzes: true,
 	// The KCP fuzzer mutates the corpus's planner vectors.
@@ -45,10 +47,15 @@ func openKCP(spec Spec) (*Subject, error) {
 		}
 		rt = kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
 			return kcpinproc.Reference{Faults: faults}, func() {}, nil
-		}}
+		}, Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile)}
 	case "exec":
 		var err error
 		if rt, err = kcpExec(spec); err != nil {
+			return nil, err
+		}
+	case "mcp":
+		var err error
+		if rt, err = kcpMCP(spec); err != nil {
 			return nil, err
 		}
 	}
@@ -129,6 +136,36 @@ func kcpExec(spec Spec) (kcp.RunTarget, error) {
 		Done: func() {
 			if runnerProc != nil {
 				runnerProc.Close()
+			}
+		},
+	}, nil
+}
+
+// kcpMCP drives the command as an MCP server over stdio (kcp-agent's
+// `mcp`): started once, on first use, probed (initialize and tools/list
+// within --request-timeout) and serving every check.
+func kcpMCP(spec Spec) (kcp.RunTarget, error) {
+	if strings.TrimSpace(spec.Command) == "" {
+		return kcp.RunTarget{}, usagef(`--target mcp needs --cmd: a planner's MCP server over stdio, e.g. --cmd "sifu-kcp mcp" or --cmd "kcp-agent mcp"`)
+	}
+	if spec.Config != "" {
+		return kcp.RunTarget{}, usagef("--target mcp takes no --target-config")
+	}
+	var once sync.Once
+	var server *kcpmcp.Server
+	var startErr error
+	return kcp.RunTarget{
+		New: func(ctx context.Context) (kcp.Target, func(), error) {
+			once.Do(func() { server, startErr = kcpmcp.Start(ctx, spec.Command, spec.RequestTimeout) })
+			if startErr != nil {
+				return nil, nil, startErr
+			}
+			return server, func() {}, nil
+		},
+		Claims: kcpmcp.Profiles(),
+		Done: func() {
+			if server != nil {
+				server.Close()
 			}
 		},
 	}, nil

@@ -40,6 +40,9 @@ const (
 	FaultDenyStarCrossesSlash       Fault = "deny-star-crosses-slash"      // a deny path's * matches across a slash
 	FaultEscalationAllFire          Fault = "escalation-all-fire"          // insufficient_authority_level is owed by every step that declares it
 	FaultSelfReportOneDivided       Fault = "self-report-one-divided"      // a self-reported confidence of exactly 1 is read as 1 %
+
+	// A fault of the MCP surface, which only the mcp checks catch.
+	FaultDriftStubbed Fault = "drift-stubbed" // kcp_load stubs a known unit whose bytes drifted
 )
 
 // Faults lists every planted fault.
@@ -51,7 +54,7 @@ var Faults = []Fault{
 	FaultAuthenticatedReasonDropped, FaultNoteReworded, FaultShortTermsKept, FaultValidFromExclusive,
 	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
 	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
-	FaultSelfReportOneDivided,
+	FaultSelfReportOneDivided, FaultDriftStubbed,
 }
 
 // hasFault reports whether f is among faults.

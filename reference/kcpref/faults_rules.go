@@ -34,6 +34,7 @@ var CaughtBy = map[Fault][]string{
 	FaultAuthorityAtCeilingRefused:  {"KCP-4.3a"},
 	FaultSpendAtMaxRefused:          {"KCP-4.3a"},
 	FaultDenyStarCrossesSlash:       {"KCP-4.3a"},
+	FaultDriftStubbed:               {"KCP-mcp-dedup"},
 	FaultEscalationAllFire:          {"KCP-4.3a"},
 	FaultSelfReportOneDivided:       {"KCP-confidence-gate"},
 }

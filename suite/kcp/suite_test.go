@@ -17,14 +17,24 @@ import (
 
 func TestVectorShapesAndNames(t *testing.T) {
 	fsys := fstest.MapFS{
-		"v/wrong-name.json": {Data: []byte(`{"name":"other","spec":"§4","description":"d","manifest":"","task":"t","options":{},"expect":{}}`)},
-		"v/odd.json":        {Data: []byte(`{"hello":"world"}`)},
-		"v/a.json":          {Data: []byte(`{"name":"a","gate":"confidence","spec":"§confidence-gate","task":"t","answer":"x","units":[],"options":{"threshold":0.5}}`)},
+		"v/wrong-name.json":   {Data: []byte(`{"name":"other","spec":"§4","description":"d","manifest":"","task":"t","options":{},"expect":{}}`)},
+		"v/odd.json":          {Data: []byte(`{"hello":"world"}`)},
+		"v/a.json":            {Data: []byte(`{"name":"a","gate":"confidence","spec":"§confidence-gate","task":"t","answer":"x","units":[],"options":{"threshold":0.5}}`)},
+		"v/mcp/no-rules.json": {Data: []byte(`{"name":"no-rules","kind":"mcp","steps":[{"tools":true,"expect":[{"pointer":"/names","matcher":[]}]}]}`)},
+		"v/mcp/both.json":     {Data: []byte(`{"name":"both","kind":"mcp","rules":["R"],"steps":[{"tools":true,"call":"kcp_plan","expect":[{"pointer":"/names","matcher":[]}]}]}`)},
+		"v/mcp/blind.json":    {Data: []byte(`{"name":"blind","kind":"mcp","rules":["R"],"steps":[{"call":"kcp_plan"}]}`)},
+		"v/mcp/pointer.json":  {Data: []byte(`{"name":"pointer","kind":"mcp","rules":["R"],"steps":[{"call":"kcp_plan","expect":[{"pointer":"json","matcher":1}]}]}`)},
+		"v/mcp/unknown.json":  {Data: []byte(`{"name":"unknown","kind":"mcp","rules":["R"],"steps":[{"call":"kcp_plan","argument":{},"expect":[{"pointer":"/json","matcher":1}]}]}`)},
 	}
 	for file, want := range map[string]string{
-		"v/wrong-name.json": "must equal the file name",
-		"v/odd.json":        "unknown vector shape",
-		"v/a.json":          "exactly one of /expect and /expectError",
+		"v/wrong-name.json":   "must equal the file name",
+		"v/odd.json":          "unknown vector shape",
+		"v/a.json":            "exactly one of /expect and /expectError",
+		"v/mcp/no-rules.json": "/rules (the rule IDs the check evidences) is missing",
+		"v/mcp/both.json":     "v/mcp/both.json#/steps/0: a step has exactly one of tools (true) and call",
+		"v/mcp/blind.json":    "v/mcp/blind.json#/steps/0/expect: a step must expect something",
+		"v/mcp/pointer.json":  `#/steps/0/expect/0/pointer "json": a JSON pointer starts with /`,
+		"v/mcp/unknown.json":  `unknown field "argument"`,
 	} {
 		if _, err := kcp.CompileVector(fsys, file, nil); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: want %q, got %v", file, want, err)

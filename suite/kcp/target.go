@@ -100,10 +100,11 @@ type Executor struct{ target Target }
 // NewExecutor returns an executor for one check.
 func NewExecutor(t Target) *Executor { return &Executor{target: t} }
 
-// Execute performs a plan, assess, cli or properties step. A plan's
-// result is its outcome projection (with the selected units' reasons when
-// the step asks for them), an assess's the verdict projection, a cli's
-// the exit code and the output's lines.
+// Execute performs a plan, assess, cli, mcp_tools, mcp_call or properties
+// step. A plan's result is its outcome projection (with the selected
+// units' reasons when the step asks for them), an assess's the verdict
+// projection, a cli's the exit code and the output's lines, an MCP step's
+// what executeMCP says.
 func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcome, error) {
 	raw, _ := json.Marshal(step.Params)
 	var result map[string]any
@@ -136,6 +137,8 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		if res, err = cl.RunCLI(ctx, req); err == nil {
 			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
 		}
+	case "mcp_tools", "mcp_call":
+		result, err = e.executeMCP(ctx, step)
 	case "properties":
 		runs, _ := step.Params["runs"].(float64)
 		seed, _ := step.Params["seed"].(float64)

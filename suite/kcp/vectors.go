@@ -64,10 +64,12 @@ func CompileVector(fsys fs.FS, file string, _ *schema.Set) ([]engine.Check, erro
 		c, err = compileAssess(raw, file, stem)
 	case string(shape["kind"]) == `"plan-json"`:
 		c, err = compilePlanJSON(fsys, raw, file, stem)
+	case string(shape["kind"]) == `"mcp"`:
+		c, err = compileMCP(raw, file, stem)
 	case shape["manifest"] != nil:
 		c, err = compilePlanner(raw, file, stem)
 	default:
-		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"", file)
+		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"; an mcp check has kind \"mcp\"", file)
 	}
 	if err != nil {
 		return nil, err
@@ -261,4 +263,87 @@ func orName(desc, name string) string {
 		return desc
 	}
 	return name
+}
+
+// mcpVector is a check on a planner's MCP server (sifu's own format): the
+// files a call's directory holds and the steps, each listing the tools or
+// calling one, with matchers over the step's result (see executeMCP) and
+// captures for later steps.
+type mcpVector struct {
+	Name        string            `json:"name"`
+	Kind        string            `json:"kind"`
+	Description string            `json:"description"`
+	Rules       []string          `json:"rules"`
+	Files       map[string]string `json:"files"`
+	Steps       []mcpStep         `json:"steps"`
+}
+
+type mcpStep struct {
+	Tools     bool              `json:"tools"`
+	Call      string            `json:"call"`
+	Arguments map[string]any    `json:"arguments"`
+	Files     map[string]string `json:"files"`
+	Capture   map[string]string `json:"capture"`
+	Expect    []engine.Match    `json:"expect"`
+}
+
+// compileMCP compiles an MCP check; its pointers are relative to the
+// step's result.
+func compileMCP(raw []byte, file, stem string) (engine.Check, error) {
+	var v mcpVector
+	if err := strictly(raw, &v); err != nil {
+		return engine.Check{}, fmt.Errorf("%s: not an mcp check: %v", file, err)
+	}
+	switch {
+	case v.Name != stem:
+		return engine.Check{}, fmt.Errorf("%s: /name is %q; it must equal the file name %q", file, v.Name, stem)
+	case len(v.Rules) == 0:
+		return engine.Check{}, fmt.Errorf("%s: /rules (the rule IDs the check evidences) is missing", file)
+	case len(v.Steps) == 0:
+		return engine.Check{}, fmt.Errorf("%s: /steps is empty", file)
+	}
+	var steps []engine.Step
+	for i, s := range v.Steps {
+		src := fmt.Sprintf("%s#/steps/%d", file, i)
+		if s.Tools == (s.Call != "") {
+			return engine.Check{}, fmt.Errorf("%s: a step has exactly one of tools (true) and call (a tool name)", src)
+		}
+		if len(s.Expect) == 0 {
+			return engine.Check{}, fmt.Errorf("%s/expect: a step must expect something, or it cannot fail", src)
+		}
+		var match []engine.Match
+		for j, m := range s.Expect {
+			if m.Pointer != "" && !strings.HasPrefix(m.Pointer, "/") {
+				return engine.Check{}, fmt.Errorf("%s/expect/%d/pointer %q: a JSON pointer starts with /", src, j, m.Pointer)
+			}
+			match = append(match, engine.Match{Pointer: "/result" + m.Pointer, Matcher: engine.Normalize(m.Matcher)})
+		}
+		step := engine.Step{Source: src, Op: engine.OpAct, Expect: &engine.Expect{Outcome: "ok", Match: match}}
+		if s.Tools {
+			step.Name, step.Text, step.Params = "mcp_tools", "tools/list", map[string]any{}
+		} else {
+			files := v.Files
+			if s.Files != nil {
+				files = s.Files
+			}
+			params := map[string]any{"tool": s.Call, "arguments": orEmpty(s.Arguments)}
+			if files != nil {
+				fm := map[string]any{}
+				for k, t := range files {
+					fm[k] = t
+				}
+				params["files"] = fm
+			}
+			step.Name, step.Text, step.Params = "mcp_call", "tools/call "+s.Call, engine.Normalize(params).(map[string]any)
+		}
+		if len(s.Capture) > 0 {
+			step.Capture = map[string]string{}
+			for k, p := range s.Capture {
+				step.Capture[k] = "/result" + p
+			}
+		}
+		steps = append(steps, step)
+	}
+	return engine.Check{ID: "kcp/mcp/" + stem, Kind: "mcp", Title: orName(v.Description, v.Name), Source: file,
+		Rules: v.Rules, Tags: []string{"mcp"}, Steps: steps}, nil
 }

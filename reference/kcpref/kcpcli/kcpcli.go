@@ -21,6 +21,7 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
        %[1]s validate --manifest <file> [--json] [--as-of YYYY-MM-DD]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
+       %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
 
 The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
 manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
@@ -49,6 +50,8 @@ func (c CLI) Main(args []string) int {
 		return c.Plan(args[1:])
 	case "validate":
 		return c.Validate(args[1:])
+	case "mcp":
+		return c.MCP(args[1:])
 	case "--serve", "serve":
 		if len(args) > 1 {
 			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")

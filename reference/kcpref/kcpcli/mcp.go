@@ -1,0 +1,456 @@
+package kcpcli
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sifu-dev/sifu/reference/kcpref"
+)
+
+// MCP serves kcp-agent's MCP tools (kcp_plan, kcp_load, kcp_validate,
+// kcp_trace, kcp_replay) on stdin and stdout until stdin closes.
+func (c CLI) MCP(args []string) int {
+	if len(args) > 0 {
+		return c.fail(kcpref.ExitUsage, "mcp takes no arguments: it speaks MCP on standard input and output")
+	}
+	in := c.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	d := newDraining(in, c.Stdout)
+	t := &mcp.IOTransport{Reader: d, Writer: d}
+	if err := c.MCPServer().Run(context.Background(), t); err != nil && err != io.EOF && !strings.Contains(err.Error(), "EOF") {
+		return c.fail(kcpref.ExitFailure, "mcp: "+err.Error())
+	}
+	return kcpref.ExitOK
+}
+
+// MCPServer is the MCP server with the five tools; the CLI's Faults are
+// planted in what they answer.
+func (c CLI) MCPServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: Version}, nil)
+	for _, t := range mcpTools {
+		tool := t
+		s.AddTool(&mcp.Tool{Name: tool.name, Description: tool.description, InputSchema: tool.schema()},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				var args map[string]any
+				if len(req.Params.Arguments) > 0 {
+					if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+						return toolError("arguments are not a JSON object: " + err.Error()), nil
+					}
+				}
+				if msg := tool.check(args); msg != "" {
+					return toolError(msg), nil
+				}
+				text, err := c.callTool(tool.name, args)
+				if err != nil {
+					return toolError(err.Error()), nil
+				}
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(text)}}}, nil
+			})
+	}
+	return s
+}
+
+func toolError(msg string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
+}
+
+// argType is an argument's JSON type in a tool's input schema.
+type argType string
+
+const (
+	argString  argType = "string"
+	argNumber  argType = "number"
+	argBool    argType = "boolean"
+	argStrings argType = "strings" // an array of strings
+	argKnown   argType = "known"   // kcp_load's [{id, sha256}]
+	argAny     argType = "any"
+)
+
+type mcpArg struct {
+	name string
+	typ  argType
+	what string
+}
+
+type mcpTool struct {
+	name, description string
+	args              []mcpArg
+	required          []string
+}
+
+var planArgs = []mcpArg{
+	{"task", argString, "the task to plan for"},
+	{"manifest", argString, "a knowledge.yaml: its path, its directory, or an HTTPS URL"},
+	{"env", argString, "the runtime environment federation refs are sliced by"},
+	{"as_of", argString, "the date temporal gates are evaluated at, YYYY-MM-DD (default: today in UTC)"},
+	{"max_units", argNumber, "how many units at most are selected (default 5)"},
+	{"strict", argBool, "skip units that are not load-eligible instead of listing them"},
+	{"budget", argNumber, "the money ceiling for units paid per request"},
+	{"currency", argString, "the budget's currency (default USDC)"},
+	{"context_budget", argNumber, "the token ceiling of what the plan loads"},
+	{"follow", argBool, "walk eligible federation refs (default false)"},
+	{"max_depth", argNumber, "federation hops when following (default 1)"},
+	{"max_nodes", argNumber, "manifests fetched at most in one walk (default 64)"},
+	{"allow_private_hosts", argBool, "let fetches reach loopback, private and link-local hosts and plain http (default false)"},
+	{"role", argString, "the agent's role audiences are matched against (default agent)"},
+	{"methods", argStrings, "the payment methods the agent can settle (default [free])"},
+	{"credentials", argStrings, "the credential kinds the agent holds"},
+	{"attest", argString, "the attestation provider the agent can present"},
+}
+
+var mcpTools = []mcpTool{
+	{"kcp_plan", "Plan which units of a KCP manifest to load for a task, which to skip and why, deterministically; loads nothing.", planArgs, []string{"task", "manifest"}},
+	{"kcp_load", "Plan as kcp_plan does, then return the text of the load-eligible units; units listed in known whose sha256 still matches come back as stubs without their bytes.",
+		append(append([]mcpArg{}, planArgs...), mcpArg{"known", argKnown, "units the caller already holds, as [{id, sha256}]"}), []string{"task", "manifest"}},
+	{"kcp_validate", "Lint a KCP manifest: structural errors and warnings.", []mcpArg{{"manifest", argString, "a knowledge.yaml: its path, its directory, or an HTTPS URL"}}, []string{"manifest"}},
+	{"kcp_trace", "Plan as kcp_plan does and account for every manifest unit with the gates it went through.", planArgs, []string{"task", "manifest"}},
+	{"kcp_replay", "Re-check a saved kcp_plan artifact: the manifest's sha256 against the pinned one, and the plan re-made from its echoed inputs.",
+		[]mcpArg{{"artifact", argAny, "the JSON kcp_plan returned, as an object or as its text"}}, []string{"artifact"}},
+}
+
+// schema is the tool's input schema as JSON data.
+func (t mcpTool) schema() map[string]any {
+	props := map[string]any{}
+	for _, a := range t.args {
+		var p map[string]any
+		switch a.typ {
+		case argStrings:
+			p = map[string]any{"type": "array", "items": map[string]any{"type": "string"}}
+		case argKnown:
+			p = map[string]any{"type": "array", "items": map[string]any{"type": "object",
+				"properties": map[string]any{"id": map[string]any{"type": "string"}, "sha256": map[string]any{"type": "string"}},
+				"required":   []string{"id", "sha256"}}}
+		case argAny:
+			p = map[string]any{}
+		default:
+			p = map[string]any{"type": string(a.typ)}
+		}
+		p["description"] = a.what
+		props[a.name] = p
+	}
+	return map[string]any{"type": "object", "properties": props, "required": t.required}
+}
+
+// check validates the arguments against the schema: the required ones
+// present, each of its type. It returns the message of the first fault.
+func (t mcpTool) check(args map[string]any) string {
+	for _, r := range t.required {
+		if _, ok := args[r]; !ok {
+			return fmt.Sprintf("%s: missing required argument %q", t.name, r)
+		}
+	}
+	for _, a := range t.args {
+		v, ok := args[a.name]
+		if !ok {
+			continue
+		}
+		bad := false
+		switch a.typ {
+		case argString:
+			_, ok := v.(string)
+			bad = !ok
+		case argNumber:
+			_, ok := v.(float64)
+			bad = !ok
+		case argBool:
+			_, ok := v.(bool)
+			bad = !ok
+		case argStrings:
+			list, ok := v.([]any)
+			bad = !ok
+			for _, it := range list {
+				if _, ok := it.(string); !ok {
+					bad = true
+				}
+			}
+		case argKnown:
+			list, ok := v.([]any)
+			bad = !ok
+			for _, it := range list {
+				m, ok := it.(map[string]any)
+				id, idOK := m["id"].(string)
+				sha, shaOK := m["sha256"].(string)
+				_, _ = id, sha
+				if !ok || !idOK || !shaOK {
+					bad = true
+				}
+			}
+		}
+		if bad {
+			return fmt.Sprintf("%s: argument %q must be %s", t.name, a.name, describe(a.typ))
+		}
+	}
+	return ""
+}
+
+func describe(t argType) string {
+	switch t {
+	case argStrings:
+		return "an array of strings"
+	case argKnown:
+		return "an array of {id, sha256} objects of strings"
+	case argBool:
+		return "a boolean"
+	case argNumber:
+		return "a number"
+	}
+	return "a " + string(t)
+}
+
+func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
+	switch name {
+	case "kcp_validate":
+		loc := args["manifest"].(string)
+		if err := fetchGuard(loc, false); err != nil {
+			return nil, err
+		}
+		m, _, msg, code := readManifest(loc)
+		if code != kcpref.ExitOK {
+			return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "kcp-agent: "))
+		}
+		v := kcpref.Validate(m, kcpref.ValidateOptions{Source: loc, Files: os.DirFS(filepath.Dir(m.Source))})
+		return kcpref.ValidationReportJSON(v), nil
+	case "kcp_replay":
+		return c.replay(args["artifact"])
+	}
+	p, m, loc, sig, opts, err := c.planFromArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	switch name {
+	case "kcp_trace":
+		return kcpref.TraceJSON(p, m, opts), nil
+	case "kcp_load":
+		var known []kcpref.KnownUnit
+		if list, ok := args["known"].([]any); ok {
+			for _, it := range list {
+				e := it.(map[string]any)
+				known = append(known, kcpref.KnownUnit{ID: e["id"].(string), SHA256: e["sha256"].(string)})
+			}
+		}
+		l := kcpref.LoadUnits(p, os.DirFS(filepath.Dir(m.Source)), known, c.Faults)
+		return kcpref.LoadJSON(p, loc, sig, l), nil
+	}
+	return kcpref.PlanTreeJSON(p, loc, sig), nil
+}
+
+// planFromArgs plans as the command line would with the arguments as
+// flags.
+func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
+	loc := args["manifest"].(string)
+	allow, _ := args["allow_private_hosts"].(bool)
+	if err := fetchGuard(loc, allow); err != nil {
+		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, err
+	}
+	if f, _ := args["follow"].(bool); f {
+		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, fmt.Errorf("follow: sifu's reference plans one local manifest and walks no federation refs")
+	}
+	flags := []string{"--task", args["task"].(string), "--manifest", loc}
+	for _, f := range []struct{ arg, flag string }{{"env", "--env"}, {"as_of", "--as-of"}, {"max_units", "--max-units"},
+		{"budget", "--budget"}, {"currency", "--currency"}, {"context_budget", "--context-budget"}, {"role", "--role"},
+		{"methods", "--methods"}, {"credentials", "--credentials"}, {"attest", "--attest"}} {
+		switch v := args[f.arg].(type) {
+		case string:
+			flags = append(flags, f.flag, v)
+		case float64:
+			flags = append(flags, f.flag, strconv.FormatFloat(v, 'f', -1, 64))
+		case []any:
+			items := make([]string, len(v))
+			for i, it := range v {
+				items[i] = it.(string)
+			}
+			flags = append(flags, f.flag, strings.Join(items, ","))
+		}
+	}
+	if s, _ := args["strict"].(bool); s {
+		flags = append(flags, "--strict")
+	}
+	return c.planFlags(flags, loc)
+}
+
+func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
+	var none kcpref.AgentPlan
+	inv, err := kcpref.ParsePlanArgs(flags)
+	if err != nil && inv.Task != "" {
+		return none, kcpref.Manifest{}, "", kcpref.SignatureResult{}, inv.Options, err
+	}
+	m, raw, msg, code := readManifest(loc)
+	if code != kcpref.ExitOK {
+		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(msg, "kcp-agent: "))
+	}
+	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	if sig.Status == kcpref.SignatureInvalid {
+		return none, m, "", sig, inv.Options, fmt.Errorf("%s: signature invalid: %s", m.Source, sig.Detail)
+	}
+	if !inv.AsOfGiven {
+		now := time.Now
+		if c.Now != nil {
+			now = c.Now
+		}
+		inv.Options.AsOf = kcpref.DefaultAsOf(now())
+	}
+	inv.Options.Faults = c.Faults
+	return kcpref.Plan(inv.Task, m, inv.Options), m, loc, sig, inv.Options, nil
+}
+
+// fetchGuard refuses a manifest URL whose host is loopback, private or
+// link-local unless allowed, as kcp-agent does for MCP callers; a URL it
+// lets through is still not fetched: the reference reads local files only.
+func fetchGuard(loc string, allow bool) error {
+	if !strings.Contains(loc, "://") {
+		return nil
+	}
+	u, err := url.Parse(loc)
+	if err != nil {
+		return fmt.Errorf("%s: fetch failed: %v", loc, err)
+	}
+	host := u.Hostname()
+	if !allow {
+		ips := []net.IP{net.ParseIP(host)}
+		if ips[0] == nil {
+			if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+				ips = []net.IP{net.IPv4(127, 0, 0, 1)}
+			} else {
+				ips = nil
+			}
+		}
+		for _, ip := range ips {
+			if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() {
+				return fmt.Errorf("%s: fetch failed: refused private/loopback/link-local address %s for '%s' (pass --allow-private-hosts to permit local and internal manifests)", loc, ip, host)
+			}
+		}
+	}
+	return fmt.Errorf("%s: fetch failed: remote manifests are not fetched by sifu", loc)
+}
+
+// replay cross-examines a plan artifact: a plan tree or a plan, as an
+// object or as its text.
+func (c CLI) replay(artifact any) ([]byte, error) {
+	if s, ok := artifact.(string); ok {
+		var v any
+		if json.Unmarshal([]byte(s), &v) != nil {
+			return nil, errUnrecognized
+		}
+		artifact = v
+	}
+	obj, _ := artifact.(map[string]any)
+	if tree, ok := obj["plan"].(map[string]any); ok && obj["location"] != nil {
+		obj = tree
+	}
+	man, _ := obj["manifest"].(map[string]any)
+	source, _ := man["source"].(string)
+	task, hasTask := obj["task"].(string)
+	if obj == nil || man == nil || source == "" || !hasTask {
+		return nil, errUnrecognized
+	}
+	project, _ := man["project"].(string)
+	saved, _ := man["sha256"].(string)
+	raw, err := os.ReadFile(source)
+	if err != nil {
+		return kcpref.ReplayJSON("mcp:artifact", []kcpref.ReplayCheck{{Source: source, Project: project, Detail: "manifest unreadable: " + err.Error()}}), nil
+	}
+	sum := sha256.Sum256(raw)
+	now := hex.EncodeToString(sum[:])
+	check := kcpref.ReplayCheck{Source: source, Project: project}
+	if now != saved {
+		check.Detail = kcpref.ReplayDetail(saved, now, kcpref.AgentPlan{}, nil)
+	} else {
+		flags := []string{"--task", task, "--manifest", source}
+		if a, ok := obj["asOf"].(string); ok {
+			flags = append(flags, "--as-of", a)
+		}
+		if e, ok := obj["environment"].(string); ok {
+			flags = append(flags, "--env", e)
+		}
+		opts, _ := obj["options"].(map[string]any)
+		caps, _ := opts["capabilities"].(map[string]any)
+		if r, ok := caps["role"].(string); ok {
+			flags = append(flags, "--role", r)
+		}
+		for _, f := range []struct{ key, flag string }{{"paymentMethods", "--methods"}, {"credentials", "--credentials"}} {
+			if list, ok := caps[f.key].([]any); ok {
+				items := []string{}
+				for _, it := range list {
+					items = append(items, fmt.Sprint(it))
+				}
+				flags = append(flags, f.flag, strings.Join(items, ","))
+			}
+		}
+		if a, ok := caps["attestationProvider"].(string); ok {
+			flags = append(flags, "--attest", a)
+		}
+		if n, ok := opts["maxUnits"].(float64); ok {
+			flags = append(flags, "--max-units", strconv.FormatFloat(n, 'f', -1, 64))
+		}
+		if s, _ := opts["strict"].(bool); s {
+			flags = append(flags, "--strict")
+		}
+		if b, ok := opts["budget"].(map[string]any); ok {
+			if n, ok := b["amount"].(float64); ok {
+				flags = append(flags, "--budget", strconv.FormatFloat(n, 'f', -1, 64))
+			}
+			if cur, ok := b["currency"].(string); ok {
+				flags = append(flags, "--currency", cur)
+			}
+		}
+		if n, ok := opts["contextBudget"].(float64); ok {
+			flags = append(flags, "--context-budget", strconv.FormatFloat(n, 'f', -1, 64))
+		}
+		p, _, _, sig, _, err := c.planFlags(flags, source)
+		if err != nil {
+			return nil, err
+		}
+		var again map[string]any
+		tree := kcpref.PlanTreeJSON(p, source, sig)
+		_ = json.Unmarshal(tree, &again)
+		// Members compare as JSON values: their order means nothing.
+		plan, _ := again["plan"].(map[string]any)
+		var fields []string
+		for k := range union(plan, obj) {
+			// The command line's envelope is no part of the plan.
+			if k == "schemaVersion" || k == "kind" || k == "correlationId" {
+				continue
+			}
+			if !reflect.DeepEqual(plan[k], obj[k]) {
+				fields = append(fields, k)
+			}
+		}
+		sort.Strings(fields)
+		check.Identical = len(fields) == 0
+		if !check.Identical {
+			check.Fields = fields
+		}
+		check.Detail = kcpref.ReplayDetail(saved, now, p, fields)
+	}
+	return kcpref.ReplayJSON("mcp:artifact", []kcpref.ReplayCheck{check}), nil
+}
+
+func union(a, b map[string]any) map[string]bool {
+	keys := map[string]bool{}
+	for k := range a {
+		keys[k] = true
+	}
+	for k := range b {
+		keys[k] = true
+	}
+	return keys
+}
+
+var errUnrecognized = fmt.Errorf("unrecognized artifact — expected the JSON of a plan or a plan tree, as kcp_plan returns it")

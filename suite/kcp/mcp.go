@@ -1,0 +1,175 @@
+package kcp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sifu-dev/sifu/internal/engine"
+)
+
+// MCPServer is a target that serves kcp-agent's MCP tools (kcp_plan,
+// kcp_trace, kcp_load, kcp_validate, kcp_replay); the mcp checks call them.
+type MCPServer interface {
+	// ListTools returns the tools the server lists, each as JSON data
+	// (name, description, inputSchema…), in the server's order.
+	ListTools(ctx context.Context) ([]any, error)
+	// CallTool calls one tool and returns its result as JSON data
+	// (content, structuredContent, isError). Before the call the
+	// request's files are written to a new directory, and DirPlaceholder
+	// in any string of the arguments stands for it; in the result it is
+	// written back as DirPlaceholder. A JSON-RPC error is a *RPCError.
+	CallTool(ctx context.Context, call ToolCall) (map[string]any, error)
+}
+
+// ToolCall is one tools/call request.
+type ToolCall struct {
+	Tool      string         `json:"tool"`
+	Arguments map[string]any `json:"arguments"`
+	// Files are written under the call's directory: relative path → text.
+	Files map[string]string `json:"files,omitempty"`
+}
+
+// RPCError is a tools/call the server answered with a JSON-RPC error
+// instead of a result.
+type RPCError struct {
+	Code    int64
+	Message string
+}
+
+func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
+
+// DirPlaceholder stands for a tool call's directory in its arguments and
+// result.
+const DirPlaceholder = "<dir>"
+
+// MCPProfile is the profile of the checks on kcp-agent's MCP server.
+const MCPProfile = "mcp"
+
+// Materialize writes the call's files to a new temporary directory and
+// returns the arguments with its path in place of DirPlaceholder; remove
+// dir when the call is done.
+func (c ToolCall) Materialize() (dir string, args map[string]any, err error) {
+	if dir, err = os.MkdirTemp("", "sifu-kcp-mcp-"); err != nil {
+		return "", nil, err
+	}
+	for name, text := range c.Files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			os.RemoveAll(dir)
+			return "", nil, fmt.Errorf("file %q lies outside the call's directory", name)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			os.RemoveAll(dir)
+			return "", nil, err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return "", nil, err
+		}
+	}
+	placed, _ := replaceStrings(map[string]any(c.Arguments), DirPlaceholder, dir).(map[string]any)
+	if placed == nil {
+		placed = map[string]any{}
+	}
+	return dir, placed, nil
+}
+
+// UnplaceDir writes dir back as DirPlaceholder in every string of a
+// result, where it appears as is or JSON-escaped (inside a text that
+// holds JSON).
+func UnplaceDir(v any, dir string) any {
+	quoted, _ := json.Marshal(dir)
+	escaped := strings.Trim(string(quoted), `"`)
+	v = replaceStrings(v, escaped, DirPlaceholder)
+	return replaceStrings(v, dir, DirPlaceholder)
+}
+
+func replaceStrings(v any, old, repl string) any {
+	switch x := v.(type) {
+	case string:
+		return strings.ReplaceAll(x, old, repl)
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = replaceStrings(e, old, repl)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = replaceStrings(e, old, repl)
+		}
+		return out
+	}
+	return v
+}
+
+// executeMCP performs an mcp_tools or mcp_call step. mcp_tools gives the
+// tools, their names and the tools by name; mcp_call gives the result with, beside content,
+// structuredContent and isError, the first content's text, that text
+// parsed when it is JSON, and refused: whether the server turned the call
+// down, by a result with isError or by a JSON-RPC error (then error holds
+// its code and message).
+func (e *Executor) executeMCP(ctx context.Context, step engine.Step) (map[string]any, error) {
+	srv, ok := e.target.(MCPServer)
+	if !ok {
+		return nil, fmt.Errorf("the target serves no MCP tools: %w", engine.ErrUnsupported)
+	}
+	if step.Name == "mcp_tools" {
+		tools, err := srv.ListTools(ctx)
+		if err != nil {
+			return nil, err
+		}
+		names, byName := []any{}, map[string]any{}
+		for _, t := range tools {
+			m, _ := t.(map[string]any)
+			names = append(names, m["name"])
+			if n, ok := m["name"].(string); ok {
+				byName[n] = m
+			}
+		}
+		return map[string]any{"tools": tools, "names": names, "byName": byName}, nil
+	}
+	raw, _ := json.Marshal(step.Params)
+	var call ToolCall
+	if err := json.Unmarshal(raw, &call); err != nil {
+		return nil, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the mcp_call step's parameters: %v", err)}
+	}
+	res, err := srv.CallTool(ctx, call)
+	if rpc, ok := err.(*RPCError); ok {
+		return map[string]any{"refused": true, "isError": false, "error": map[string]any{"code": float64(rpc.Code), "message": rpc.Message}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ToolResult(res), nil
+}
+
+// ToolResult adds to a tools/call result what checks read: text (the
+// first content's text), json (that text parsed, when it is JSON) and
+// refused (isError).
+func ToolResult(res map[string]any) map[string]any {
+	out := make(map[string]any, len(res)+3)
+	for k, v := range res {
+		out[k] = v
+	}
+	isError, _ := res["isError"].(bool)
+	out["isError"] = isError
+	out["refused"] = isError
+	if content, _ := res["content"].([]any); len(content) > 0 {
+		if first, _ := content[0].(map[string]any); first != nil {
+			if text, ok := first["text"].(string); ok {
+				out["text"] = text
+				var parsed any
+				if json.Unmarshal([]byte(text), &parsed) == nil {
+					out["json"] = parsed
+				}
+			}
+		}
+	}
+	return out
+}
