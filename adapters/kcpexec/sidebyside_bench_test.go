@@ -1,6 +1,7 @@
 package kcpexec
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,6 +92,16 @@ func BenchmarkPlannerSideBySide(b *testing.B) {
 		b.ReportMetric(medianOfMedians(ratio, 0.5), "ratio")
 		b.ReportMetric(medianOfMedians(ratio, 0.1), "ratio-p10")
 		b.ReportMetric(medianOfMedians(ratio, 0.9), "ratio-p90")
+		// The vectors where the Go planner is least ahead: where to look
+		// first (go test -v shows them).
+		order := make([]int, len(corpus))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(a, c int) int { return cmp.Compare(quantile(ratio[a], 0.5), quantile(ratio[c], 0.5)) })
+		for _, v := range order[:min(5, len(order))] {
+			b.Logf("%s: Go %.0f ns, kcp-agent %.0f ns, ratio %.2f", corpus[v].Name, quantile(goNs[v], 0.5), quantile(nodeNs[v], 0.5), quantile(ratio[v], 0.5))
+		}
 	}
 	b.ReportMetric(float64(len(corpus)), "vectors")
 }
