@@ -149,6 +149,50 @@ func (e *Executor) executeMCP(ctx context.Context, step engine.Step) (map[string
 	return ToolResult(res), nil
 }
 
+// Derived is what an MCP step's result holds that follows from the rest of
+// it (engine.Vocabulary.Derived): a tool call's text and parsed JSON from
+// its content, refused from its isError; a tool list's names and byName from its
+// tools. A transcript records the server's answer once; a replay rebuilds
+// these with the executor's own code.
+func Derived(ex engine.Exchange) map[string]any {
+	if ex.Outcome == nil {
+		return nil
+	}
+	r, ok := engine.Normalize(ex.Outcome.Result).(map[string]any)
+	if !ok {
+		return nil
+	}
+	switch ex.Name {
+	case "mcp_tools":
+		tools, _ := r["tools"].([]any)
+		names, byName := []any{}, map[string]any{}
+		for _, t := range tools {
+			m, _ := t.(map[string]any)
+			names = append(names, m["name"])
+			if n, ok := m["name"].(string); ok {
+				byName[n] = m
+			}
+		}
+		return map[string]any{"names": names, "byName": byName}
+	case "mcp_call":
+		if _, rpc := r["error"]; rpc {
+			return nil // a JSON-RPC error: nothing follows from anything
+		}
+		answer := map[string]any{}
+		for k, v := range r {
+			if k != "text" && k != "json" && k != "refused" {
+				answer[k] = v
+			}
+		}
+		d := ToolResult(answer)
+		for k := range answer {
+			delete(d, k)
+		}
+		return d
+	}
+	return nil
+}
+
 // ToolResult adds to a tools/call result what checks read: text (the
 // first content's text), json (that text parsed, when it is JSON) and
 // refused (isError).

@@ -144,3 +144,24 @@ func BenchmarkCorpusInProcess(b *testing.B) {
 		}
 	}
 }
+
+// TestMCPAnswersAreRecordedOnce: what checks read of a tool call (its
+// text, that text parsed, refused) and of a tool list (names, byName)
+// follows from the server's answer, so a transcript leaves it out and a
+// replay rebuilds it.
+func TestMCPAnswersAreRecordedOnce(t *testing.T) {
+	call := kcp.ToolResult(map[string]any{"content": []any{map[string]any{"type": "text", "text": `{"plan":{"selected":[]}}`}}, "isError": true})
+	d := kcp.Derived(engine.Exchange{Name: "mcp_call", Outcome: &engine.Outcome{OK: true, Result: call}})
+	if d["text"] != `{"plan":{"selected":[]}}` || d["refused"] != true || fmt.Sprint(d["json"]) != "map[plan:map[selected:[]]]" || len(d) != 3 {
+		t.Fatalf("mcp_call: derived %v", d)
+	}
+	tools := map[string]any{"tools": []any{map[string]any{"name": "kcp_plan"}}}
+	d = kcp.Derived(engine.Exchange{Name: "mcp_tools", Outcome: &engine.Outcome{OK: true, Result: tools}})
+	if fmt.Sprint(d["names"]) != "[kcp_plan]" || fmt.Sprint(d["byName"]) != "map[kcp_plan:map[name:kcp_plan]]" {
+		t.Fatalf("mcp_tools: derived %v", d)
+	}
+	rpc := map[string]any{"refused": true, "isError": false, "error": map[string]any{"code": -32602.0, "message": "bad"}}
+	if d := kcp.Derived(engine.Exchange{Name: "mcp_call", Outcome: &engine.Outcome{OK: true, Result: rpc}}); d != nil {
+		t.Fatalf("a JSON-RPC error: derived %v", d)
+	}
+}
