@@ -32,7 +32,7 @@ import (
 var Kungfu = register(&Suite{
 	Name:    "kungfu",
 	Checks:  kungfu.Suite,
-	Kinds:   []string{"inproc", "http", "stdio"},
+	Kinds:   []string{"inproc", "http", "stdio", "mcp"},
 	Faults:  faultsFrom(kungfuref.Faults, kungfuref.CaughtBy),
 	Fuzzes:  true,
 	Races:   true,
@@ -50,6 +50,8 @@ func openKungfu(spec Spec) (*Subject, error) {
 		rt, err = kungfuHTTP(spec)
 	case "stdio":
 		rt, err = kungfuStdio(spec)
+	case "mcp":
+		rt, err = kungfuMCP(spec)
 	}
 	if err != nil {
 		return nil, err
@@ -201,7 +203,11 @@ type ServeKungfu struct {
 	Sync      string
 	TokenFile string // a file holding the token control requests must present
 	Fault     string // a planted fault
-	Ready     func(addr string)
+	// MCP serves the tools of a surface map (Map, or the bundled Kungfu
+	// 3.0 map) over MCP instead of the binding.
+	MCP   bool
+	Map   string
+	Ready func(addr string)
 }
 
 // Serve serves the reference, one per scope (docs/binding.md), facts in
@@ -259,10 +265,18 @@ func (o ServeKungfu) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start the reference: %w", err)
 	}
+	if o.MCP {
+		return o.serveMCP(ctx, target)
+	}
 	if o.Stdin != nil {
 		return kungfustdio.Serve(ctx, target, o.Stdin, o.Stdout)
 	}
-	err = kungfuhttp.ListenAndServe(ctx, o.Addr, kungfuhttp.NewHandler(target, opts), o.Ready)
+	return listened(kungfuhttp.ListenAndServe(ctx, o.Addr, kungfuhttp.NewHandler(target, opts), o.Ready))
+}
+
+// listened is a server's end, an address it could not listen on a usage
+// error.
+func listened(err error) error {
 	var le *kungfuhttp.ListenError
 	if errors.As(err, &le) {
 		return usagef("%v", le)

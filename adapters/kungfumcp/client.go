@@ -1,0 +1,280 @@
+package kungfumcp
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/suite/kungfu"
+)
+
+// Client is a Kungfu implementation reached over MCP (Streamable HTTP)
+// through a surface map: it implements kungfu.Target. Every agent it
+// provisions gets its own MCP session, which sends the agent's bearer key.
+type Client struct {
+	endpoint string
+	s        *Surface
+	timeout  time.Duration
+	mcp      *mcp.Client
+
+	mu       sync.Mutex
+	sessions map[string]*mcp.ClientSession // agent id ("" = anonymous) → session
+}
+
+// NewClient reaches the MCP endpoint below base (the map's endpoint).
+func NewClient(base string, s *Surface, timeout time.Duration) *Client {
+	return &Client{endpoint: strings.TrimSuffix(base, "/") + s.Endpoint, s: s, timeout: timeout,
+		mcp:      mcp.NewClient(&mcp.Implementation{Name: "sifu", Version: "0.1.0"}, nil),
+		sessions: map[string]*mcp.ClientSession{}}
+}
+
+// Close ends every session.
+func (c *Client) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.sessions {
+		_ = s.Close()
+	}
+	c.sessions = map[string]*mcp.ClientSession{}
+}
+
+type keyed struct {
+	key  string
+	base http.RoundTripper
+}
+
+func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+k.key)
+	return k.base.RoundTrip(r)
+}
+
+func (c *Client) connect(ctx context.Context, key string) (*mcp.ClientSession, error) {
+	hc := &http.Client{Timeout: c.timeout}
+	if key != "" {
+		hc.Transport = keyed{key: key, base: http.DefaultTransport}
+	}
+	return c.mcp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
+}
+
+// session is the agent's session ("" for the anonymous one).
+func (c *Client) session(ctx context.Context, agent string) (*mcp.ClientSession, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if s, ok := c.sessions[agent]; ok {
+		return s, nil
+	}
+	if agent != "" {
+		return nil, fmt.Errorf("agent %q was not provisioned through this client", agent)
+	}
+	s, err := c.connect(ctx, "")
+	if err != nil {
+		return nil, err
+	}
+	c.sessions[""] = s
+	return s, nil
+}
+
+// Hello connects without a key, lists the server's tools and says what the
+// map offers. A server that is not MCP, or that lacks a tool the map
+// names, is an error before any check.
+func (c *Client) Hello(ctx context.Context) (kungfu.Hello, error) {
+	s, err := c.session(ctx, "")
+	if err != nil {
+		return kungfu.Hello{}, fmt.Errorf("%s does not answer as an MCP server (Streamable HTTP): %w", c.endpoint, err)
+	}
+	listed := map[string]bool{}
+	for t, err := range s.Tools(ctx, nil) {
+		if err != nil {
+			return kungfu.Hello{}, fmt.Errorf("list the tools of %s: %w", c.endpoint, err)
+		}
+		listed[t.Name] = true
+	}
+	var missing []string
+	for _, t := range c.s.Tools() {
+		if !listed[t] {
+			missing = append(missing, t)
+		}
+	}
+	if len(missing) > 0 {
+		return kungfu.Hello{}, fmt.Errorf("the map %s names tools that %s does not list: %s", c.s.Surface, c.endpoint, strings.Join(missing, ", "))
+	}
+	var controls []string
+	if c.s.Provision != nil {
+		controls = []string{kungfu.ControlProvision}
+	}
+	return kungfu.Hello{Implementation: c.s.Implementation, Version: c.s.Version, Spec: c.s.Spec, Profiles: c.s.Profiles, Controls: controls}, nil
+}
+
+// Lacking is the map's Lacking.
+func (c *Client) Lacking(ch engine.Check) string { return c.s.Lacking(ch) }
+
+var notName = regexp.MustCompile(`[^A-Za-z0-9_.-]`)
+
+// Control provisions an agent through the map's provision tool; the map
+// offers no other control.
+func (c *Client) Control(ctx context.Context, ctl kungfu.Control) (kungfu.Response, error) {
+	p := c.s.Provision
+	if ctl.Name != kungfu.ControlProvision || p == nil {
+		return kungfu.Response{}, fmt.Errorf("the %s surface has no %q control: %w", c.s.Surface, ctl.Name, engine.ErrUnsupported)
+	}
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	hint, _ := ctl.Params["name"].(string)
+	hint = notName.ReplaceAllString(hint, "")
+	if len(hint) > 16 {
+		hint = hint[:16]
+	}
+	name := hint + "-" + hex.EncodeToString(b[:])
+	_, _ = rand.Read(b[:])
+	env, err := c.call(ctx, "", p.Tool, map[string]any{p.Name: name, p.Password: "pw-" + hex.EncodeToString(b[:])})
+	if err != nil {
+		return kungfu.Response{}, err
+	}
+	if ok, _ := env[c.s.Envelope.OK].(bool); !ok {
+		return c.rejection(env), nil
+	}
+	key, _ := env[p.Key].(string)
+	agent := fmt.Sprint(env[p.Agent])
+	if key == "" || env[p.Agent] == nil {
+		return kungfu.Response{}, fmt.Errorf("%s answered no %s or no %s", p.Tool, p.Key, p.Agent)
+	}
+	s, err := c.connect(ctx, key)
+	if err != nil {
+		return kungfu.Response{}, fmt.Errorf("connect as the agent %s registered: %w", p.Tool, err)
+	}
+	c.mu.Lock()
+	c.sessions[agent] = s
+	c.mu.Unlock()
+	if _, ok := c.s.Views["agent"]; ok {
+		// The new key must open the agent's own account: a node that
+		// refuses it would refuse every call of every check.
+		r, err := c.Read(ctx, kungfu.Read{Agent: agent, View: "agent"})
+		if err != nil {
+			return kungfu.Response{}, fmt.Errorf("the key %s answered does not work: %w", p.Tool, err)
+		}
+		if !r.OK {
+			return kungfu.Response{}, fmt.Errorf("the key %s answered is refused: %s", p.Tool, r.Rejection)
+		}
+	}
+	return kungfu.Response{OK: true, Result: map[string]any{"agent": agent}}, nil
+}
+
+// Act performs an action through its tool; an action the map has no tool
+// for is unsupported (the check is untestable).
+func (c *Client) Act(ctx context.Context, a kungfu.Action) (kungfu.Response, error) {
+	t, ok := c.s.Actions[a.Name]
+	if !ok {
+		return kungfu.Response{}, fmt.Errorf("the %s surface has no tool for the action %s: %w", c.s.Surface, a.Name, engine.ErrUnsupported)
+	}
+	return c.use(ctx, a.Agent, t, a.Key, a.Params)
+}
+
+// Read answers a view through its tool.
+func (c *Client) Read(ctx context.Context, r kungfu.Read) (kungfu.Response, error) {
+	t, ok := c.s.Views[r.View]
+	if !ok {
+		return kungfu.Response{}, fmt.Errorf("the %s surface has no tool for the view %s: %w", c.s.Surface, r.View, engine.ErrUnsupported)
+	}
+	return c.use(ctx, r.Agent, t, "", r.Params)
+}
+
+func (c *Client) use(ctx context.Context, agent string, t Tool, key string, params map[string]any) (kungfu.Response, error) {
+	if params == nil {
+		params = map[string]any{}
+	}
+	a, err := translate(params, t.Args, fromSifu(t.Values, t.Args), c.s.Opaque)
+	if err != nil {
+		return kungfu.Response{}, fmt.Errorf("translate the parameters for %s: %w", t.Tool, err)
+	}
+	args := a.(map[string]any)
+	for k, v := range t.Const {
+		args[k] = v
+	}
+	if key != "" && t.Key != "" {
+		args[t.Key] = key
+	}
+	env, err := c.call(ctx, agent, t.Tool, args)
+	if err != nil {
+		return kungfu.Response{}, err
+	}
+	if ok, _ := env[c.s.Envelope.OK].(bool); !ok {
+		return c.rejection(env), nil
+	}
+	e := c.s.Envelope
+	for _, k := range append([]string{e.OK, e.Error, e.NextStep}, e.Meta...) {
+		delete(env, k)
+	}
+	for k := range e.Fixed {
+		delete(env, k)
+	}
+	res, err := translate(env, t.Result, t.Values, c.s.Opaque)
+	if err != nil {
+		return kungfu.Response{}, fmt.Errorf("translate the answer of %s: %w", t.Tool, err)
+	}
+	return kungfu.Response{OK: true, Result: res.(map[string]any)}, nil
+}
+
+// rejection reads a refusal: the code's reason, the answer's next step (or
+// the code's when it gives none) and the message.
+func (c *Client) rejection(env map[string]any) kungfu.Response {
+	e := c.s.Envelope
+	errObj, _ := env[e.Error].(map[string]any)
+	code, _ := errObj[e.Code].(string)
+	msg, _ := errObj[e.Message].(string)
+	reason, next := c.s.reasonOf(code)
+	if n, ok := env[e.NextStep].(string); ok && n != "" {
+		next = n
+	}
+	return kungfu.Response{Rejection: &kungfu.Rejection{Reason: reason, NextStep: next, Message: msg}}
+}
+
+// call calls a tool as an agent and returns its envelope.
+func (c *Client) call(ctx context.Context, agent, tool string, args map[string]any) (map[string]any, error) {
+	s, err := c.session(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("call %s: %w", tool, err)
+	}
+	var env map[string]any
+	switch sc := res.StructuredContent.(type) {
+	case map[string]any:
+		env = sc
+	case nil:
+		for _, ct := range res.Content {
+			if tc, ok := ct.(*mcp.TextContent); ok {
+				if err := json.Unmarshal([]byte(tc.Text), &env); err == nil {
+					break
+				}
+			}
+		}
+	default:
+		raw, _ := json.Marshal(sc)
+		_ = json.Unmarshal(raw, &env)
+	}
+	if env == nil {
+		return nil, fmt.Errorf("%s answered no envelope (neither structured content nor a JSON text)", tool)
+	}
+	if _, ok := env[c.s.Envelope.OK].(bool); !ok {
+		return nil, fmt.Errorf("%s answered an envelope without a boolean %q", tool, c.s.Envelope.OK)
+	}
+	if ok := env[c.s.Envelope.OK].(bool); ok == res.IsError {
+		return nil, fmt.Errorf("%s answered %s=%v with isError=%v", tool, c.s.Envelope.OK, ok, res.IsError)
+	}
+	return env, nil
+}
+
+var _ kungfu.Target = (*Client)(nil)
