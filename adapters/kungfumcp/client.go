@@ -1,13 +1,17 @@
 package kungfumcp
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
+	"os/exec"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,73 +19,106 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
 // Client is a Kungfu implementation reached over MCP (Streamable HTTP)
-// through a surface map: it implements kungfu.Target. Every agent it
-// provisions gets its own MCP session, which sends the agent's bearer key.
+// through a surface map: it implements kungfu.Target. One MCP session
+// carries every agent's calls; each call's HTTP request carries the bearer
+// key of the agent making it.
 type Client struct {
 	endpoint string
 	s        *Surface
 	timeout  time.Duration
 	mcp      *mcp.Client
+	// api, when set, is the URL prefix of the plain HTTP form, which
+	// carries the calls instead of MCP.
+	api string
+	hc  *http.Client
+	// command, when set, is a command line speaking MCP on its standard
+	// input and output, started once; a call's key travels in its _meta.
+	command string
+	cmd     *exec.Cmd
 
 	mu       sync.Mutex
-	sessions map[string]*mcp.ClientSession // agent id ("" = anonymous) → session
+	session  *mcp.ClientSession
+	keys     map[string]string // agent id → bearer key
+	verified bool              // a provisioned key has been seen to work
 }
 
 // NewClient reaches the MCP endpoint below base (the map's endpoint).
 func NewClient(base string, s *Surface, timeout time.Duration) *Client {
 	return &Client{endpoint: strings.TrimSuffix(base, "/") + s.Endpoint, s: s, timeout: timeout,
-		mcp:      mcp.NewClient(&mcp.Implementation{Name: "sifu", Version: "0.1.0"}, nil),
-		sessions: map[string]*mcp.ClientSession{}}
+		mcp:  mcp.NewClient(&mcp.Implementation{Name: "sifu", Version: "0.1.0"}, nil),
+		keys: map[string]string{}}
 }
 
-// Close ends every session.
+// NewAPIClient reaches the same tools in their plain HTTP form: POST
+// <base><api><tool>, the arguments as the body.
+func NewAPIClient(base string, s *Surface, timeout time.Duration) *Client {
+	c := NewClient(base, s, timeout)
+	c.api = strings.TrimSuffix(base, "/") + s.API
+	c.hc = &http.Client{Timeout: timeout}
+	return c
+}
+
+// NewCommandClient starts command (through sh -c) on first use and speaks
+// MCP with it over its standard input and output.
+func NewCommandClient(command string, s *Surface, timeout time.Duration) *Client {
+	c := NewClient("", s, timeout)
+	c.endpoint, c.command = "the command "+strconv.Quote(command), command
+	return c
+}
+
+// Close ends the session.
 func (c *Client) Close() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, s := range c.sessions {
-		_ = s.Close()
+	if c.session != nil {
+		_ = c.session.Close()
+		c.session = nil
 	}
-	c.sessions = map[string]*mcp.ClientSession{}
+	if c.cmd != nil && c.cmd.Process != nil {
+		proc.Kill(c.cmd)
+		c.cmd = nil
+	}
 }
 
-type keyed struct {
-	key  string
-	base http.RoundTripper
-}
+type keyOf struct{}
+
+// keyed sets the bearer key the request's context carries.
+type keyed struct{ base http.RoundTripper }
 
 func (k keyed) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+k.key)
+	if key, _ := r.Context().Value(keyOf{}).(string); key != "" {
+		r = r.Clone(r.Context())
+		r.Header.Set("Authorization", "Bearer "+key)
+	}
 	return k.base.RoundTrip(r)
 }
 
-func (c *Client) connect(ctx context.Context, key string) (*mcp.ClientSession, error) {
-	hc := &http.Client{Timeout: c.timeout}
-	if key != "" {
-		hc.Transport = keyed{key: key, base: http.DefaultTransport}
-	}
-	return c.mcp.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
-}
-
-// session is the agent's session ("" for the anonymous one).
-func (c *Client) session(ctx context.Context, agent string) (*mcp.ClientSession, error) {
+// connected is the one session, opened on first use.
+func (c *Client) connected(ctx context.Context) (*mcp.ClientSession, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if s, ok := c.sessions[agent]; ok {
-		return s, nil
+	if c.session != nil {
+		return c.session, nil
 	}
-	if agent != "" {
-		return nil, fmt.Errorf("agent %q was not provisioned through this client", agent)
+	var t mcp.Transport
+	if c.command != "" {
+		c.cmd = exec.Command("sh", "-c", c.command)
+		proc.Isolate(c.cmd) // its own process group, ended whole on Close
+		t = &mcp.CommandTransport{Command: c.cmd}
+	} else {
+		hc := &http.Client{Timeout: c.timeout, Transport: keyed{base: http.DefaultTransport}}
+		t = &mcp.StreamableClientTransport{Endpoint: c.endpoint, HTTPClient: hc, DisableStandaloneSSE: true, MaxRetries: -1}
 	}
-	s, err := c.connect(ctx, "")
+	s, err := c.mcp.Connect(ctx, t, nil)
 	if err != nil {
 		return nil, err
 	}
-	c.sessions[""] = s
+	c.session = s
 	return s, nil
 }
 
@@ -89,7 +126,10 @@ func (c *Client) session(ctx context.Context, agent string) (*mcp.ClientSession,
 // map offers. A server that is not MCP, or that lacks a tool the map
 // names, is an error before any check.
 func (c *Client) Hello(ctx context.Context) (kungfu.Hello, error) {
-	s, err := c.session(ctx, "")
+	if c.api != "" {
+		return c.hello(), nil // the plain form lists nothing: provisioning finds a server that is not the map's
+	}
+	s, err := c.connected(ctx)
 	if err != nil {
 		return kungfu.Hello{}, fmt.Errorf("%s does not answer as an MCP server (Streamable HTTP): %w", c.endpoint, err)
 	}
@@ -109,11 +149,15 @@ func (c *Client) Hello(ctx context.Context) (kungfu.Hello, error) {
 	if len(missing) > 0 {
 		return kungfu.Hello{}, fmt.Errorf("the map %s names tools that %s does not list: %s", c.s.Surface, c.endpoint, strings.Join(missing, ", "))
 	}
+	return c.hello(), nil
+}
+
+func (c *Client) hello() kungfu.Hello {
 	var controls []string
 	if c.s.Provision != nil {
 		controls = []string{kungfu.ControlProvision}
 	}
-	return kungfu.Hello{Implementation: c.s.Implementation, Version: c.s.Version, Spec: c.s.Spec, Profiles: c.s.Profiles, Controls: controls}, nil
+	return kungfu.Hello{Implementation: c.s.Implementation, Version: c.s.Version, Spec: c.s.Spec, Profiles: c.s.Profiles, Controls: controls}
 }
 
 // Lacking is the map's Lacking.
@@ -149,14 +193,11 @@ func (c *Client) Control(ctx context.Context, ctl kungfu.Control) (kungfu.Respon
 	if key == "" || env[p.Agent] == nil {
 		return kungfu.Response{}, fmt.Errorf("%s answered no %s or no %s", p.Tool, p.Key, p.Agent)
 	}
-	s, err := c.connect(ctx, key)
-	if err != nil {
-		return kungfu.Response{}, fmt.Errorf("connect as the agent %s registered: %w", p.Tool, err)
-	}
 	c.mu.Lock()
-	c.sessions[agent] = s
+	c.keys[agent] = key
+	verified := c.verified
 	c.mu.Unlock()
-	if _, ok := c.s.Views["agent"]; ok {
+	if _, ok := c.s.Views["agent"]; ok && !verified {
 		// The new key must open the agent's own account: a node that
 		// refuses it would refuse every call of every check.
 		r, err := c.Read(ctx, kungfu.Read{Agent: agent, View: "agent"})
@@ -166,6 +207,9 @@ func (c *Client) Control(ctx context.Context, ctl kungfu.Control) (kungfu.Respon
 		if !r.OK {
 			return kungfu.Response{}, fmt.Errorf("the key %s answered is refused: %s", p.Tool, r.Rejection)
 		}
+		c.mu.Lock()
+		c.verified = true
+		c.mu.Unlock()
 	}
 	return kungfu.Response{OK: true, Result: map[string]any{"agent": agent}}, nil
 }
@@ -241,11 +285,27 @@ func (c *Client) rejection(env map[string]any) kungfu.Response {
 
 // call calls a tool as an agent and returns its envelope.
 func (c *Client) call(ctx context.Context, agent, tool string, args map[string]any) (map[string]any, error) {
-	s, err := c.session(ctx, agent)
+	if agent != "" {
+		c.mu.Lock()
+		key, ok := c.keys[agent]
+		c.mu.Unlock()
+		if !ok {
+			return nil, fmt.Errorf("agent %q was not provisioned through this client", agent)
+		}
+		ctx = context.WithValue(ctx, keyOf{}, key)
+	}
+	if c.api != "" {
+		return c.post(ctx, tool, args)
+	}
+	s, err := c.connected(ctx)
 	if err != nil {
 		return nil, err
 	}
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	params := &mcp.CallToolParams{Name: tool, Arguments: args}
+	if key, _ := ctx.Value(keyOf{}).(string); key != "" && c.command != "" {
+		params.Meta = mcp.Meta{"authorization": "Bearer " + key}
+	}
+	res, err := s.CallTool(ctx, params)
 	if err != nil {
 		return nil, fmt.Errorf("call %s: %w", tool, err)
 	}
@@ -273,6 +333,47 @@ func (c *Client) call(ctx context.Context, agent, tool string, args map[string]a
 	}
 	if ok := env[c.s.Envelope.OK].(bool); ok == res.IsError {
 		return nil, fmt.Errorf("%s answered %s=%v with isError=%v", tool, c.s.Envelope.OK, ok, res.IsError)
+	}
+	return env, nil
+}
+
+// maxAnswer bounds an answer of the plain HTTP form.
+const maxAnswer = 4 << 20
+
+// post calls a tool in the plain HTTP form; the body is read whatever the
+// status, as the envelope says the outcome.
+func (c *Client) post(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
+	body, err := json.Marshal(args)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.api+tool, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if key, _ := ctx.Value(keyOf{}).(string); key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", c.api+tool, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
+		return nil, fmt.Errorf("POST %s: %w", c.api+tool, err)
+	}
+	var env map[string]any
+	if len(raw) > maxAnswer || json.Unmarshal(raw, &env) != nil || env == nil {
+		return nil, fmt.Errorf("POST %s answered %s with no JSON envelope", c.api+tool, resp.Status)
+	}
+	ok, isBool := env[c.s.Envelope.OK].(bool)
+	if !isBool {
+		return nil, fmt.Errorf("POST %s answered an envelope without a boolean %q", c.api+tool, c.s.Envelope.OK)
+	}
+	if ok != (resp.StatusCode/100 == 2) {
+		return nil, fmt.Errorf("POST %s answered %s=%v with status %s", c.api+tool, c.s.Envelope.OK, ok, resp.Status)
 	}
 	return env, nil
 }

@@ -2,7 +2,9 @@ package kungfumcp_test
 
 import (
 	"context"
+	"fmt"
 	"net/http/httptest"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -34,15 +36,24 @@ func bundled(t *testing.T, plan *runner.Plan) *kungfumcp.Surface {
 
 // overMCP runs the suite through the map against the reference (with
 // opts) served behind the map's tools.
-func overMCP(t *testing.T, plan *runner.Plan, s *kungfumcp.Surface, opts ...kungfuref.Option) *results.Run {
+func overMCP(t *testing.T, plan *runner.Plan, s *kungfumcp.Surface, form string, opts ...kungfuref.Option) *results.Run {
 	t.Helper()
-	ref, err := kungfuinproc.New(opts...)
-	if err != nil {
-		t.Fatal(err)
+	var c *kungfumcp.Client
+	if form == "stdio" {
+		// This test binary serves, in a process of its own (TestMain).
+		c = kungfumcp.NewCommandClient(fmt.Sprintf("%s=1 %q -test.run='^$'", serveEnv, os.Args[0]), s, 10*time.Second)
+	} else {
+		ref, err := kungfuinproc.New(opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv := httptest.NewServer(kungfumcp.NewServer(ref, s).Handler())
+		defer srv.Close()
+		c = kungfumcp.NewClient(srv.URL, s, 10*time.Second)
+		if form == "api" {
+			c = kungfumcp.NewAPIClient(srv.URL, s, 10*time.Second)
+		}
 	}
-	srv := httptest.NewServer(kungfumcp.NewServer(ref, s).Handler())
-	defer srv.Close()
-	c := kungfumcp.NewClient(srv.URL, s, 10*time.Second)
 	defer c.Close()
 	rt := kungfu.RunTarget{IsShared: true, Concurrency: 8, Memo: &kungfu.HelloMemo{}, Lack: s.Lacking,
 		New: func(context.Context) (kungfu.Target, func(), error) { return c, func() {}, nil }}
@@ -74,14 +85,14 @@ func inProcess(t *testing.T, plan *runner.Plan, only []string, opts ...kungfuref
 // compare runs the suite over MCP and in process and wants, for every
 // check the map expresses, the same verdict; every other check is
 // untestable with the reason named. It returns the runs' verdicts.
-func compare(t *testing.T, opts ...kungfuref.Option) (mcp *results.Run, local map[string]results.Test) {
+func compare(t *testing.T, form string, opts ...kungfuref.Option) (mcp *results.Run, local map[string]results.Test) {
 	t.Helper()
 	plan, err := runner.Load(sifu.Assets, kungfu.Suite)
 	if err != nil {
 		t.Fatal(err)
 	}
 	s := bundled(t, plan)
-	mcp = overMCP(t, plan, s, opts...)
+	mcp = overMCP(t, plan, s, form, opts...)
 	var ran []string
 	for _, tt := range mcp.Tests {
 		if tt.Status == engine.Untestable {
@@ -108,7 +119,7 @@ func compare(t *testing.T, opts ...kungfuref.Option) (mcp *results.Run, local ma
 }
 
 func TestTheSuiteOverMCPGivesTheInProcessVerdicts(t *testing.T) {
-	mcp, _ := compare(t)
+	mcp, _ := compare(t, "mcp")
 	untestable := 0
 	for _, tt := range mcp.Tests {
 		if tt.Status == engine.Untestable {
@@ -121,12 +132,50 @@ func TestTheSuiteOverMCPGivesTheInProcessVerdicts(t *testing.T) {
 	t.Logf("%d checks over MCP: %s", len(mcp.Tests), results.SummaryLine(mcp.Summary))
 }
 
+// The same tools in their plain HTTP form (POST /api/v1/<tool>) give the
+// same verdicts.
+func TestTheSuiteOverThePlainHTTPFormGivesTheInProcessVerdicts(t *testing.T) {
+	run, _ := compare(t, "api")
+	t.Logf("%d checks over /api/v1: %s", len(run.Tests), results.SummaryLine(run.Summary))
+}
+
+// And so does MCP over a process's standard input and output.
+func TestTheSuiteOverMCPOnStdioGivesTheInProcessVerdicts(t *testing.T) {
+	run, _ := compare(t, "stdio")
+	t.Logf("%d checks over stdio: %s", len(run.Tests), results.SummaryLine(run.Summary))
+}
+
+// serveEnv makes this test binary serve the reference behind the bundled
+// map on its standard input and output instead of testing.
+const serveEnv = "SIFU_KUNGFUMCP_SERVE"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(serveEnv) == "" {
+		os.Exit(m.Run())
+	}
+	raw, err := inputfile.ReadFS(sifu.Assets, kungfumcp.Bundled)
+	if err == nil {
+		var s *kungfumcp.Surface
+		if s, err = kungfumcp.Parse(kungfumcp.Bundled, raw, nil); err == nil {
+			var ref *kungfuinproc.Reference
+			if ref, err = kungfuinproc.New(); err == nil {
+				err = kungfumcp.NewServer(ref, s).ServeIO(context.Background(), os.Stdin, os.Stdout)
+			}
+		}
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Exit(0)
+}
+
 // A planted fault is caught over MCP as in process: the same checks fail,
 // and one of them evidences a rule the fault must break.
 func TestAPlantedFaultIsCaughtOverMCP(t *testing.T) {
 	for _, f := range []kungfuref.Fault{kungfuref.FaultNonAuthorWrites, kungfuref.FaultReissueKeepsOldGrant} {
 		t.Run(string(f), func(t *testing.T) {
-			mcp, _ := compare(t, kungfuref.WithFaults(f))
+			mcp, _ := compare(t, "mcp", kungfuref.WithFaults(f))
 			caught := false
 			for _, tt := range mcp.Tests {
 				if tt.Status != engine.Fail {

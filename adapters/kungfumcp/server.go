@@ -42,7 +42,7 @@ func (sv *Server) MCP() *mcp.Server {
 		tool := name
 		m.AddTool(&mcp.Tool{Name: tool, Description: sv.describe(tool), InputSchema: map[string]any{"type": "object"}},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				env := sv.call(ctx, tool, req)
+				env := sv.fromMCP(ctx, tool, req)
 				raw, _ := json.Marshal(env)
 				ok, _ := env[sv.s.Envelope.OK].(bool)
 				return &mcp.CallToolResult{StructuredContent: env, Content: []mcp.Content{&mcp.TextContent{Text: string(raw)}}, IsError: !ok}, nil
@@ -72,14 +72,68 @@ func (sv *Server) Handler() http.Handler {
 	mux.Handle(sv.s.Endpoint, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if key, ok := bearer(r.Header.Get("Authorization")); ok && sv.agent(key) == "" {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="sifu"`)
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusUnauthorized)
-			_ = json.NewEncoder(w).Encode(sv.refusal("", "unauthenticated", "stop", "unknown bearer key"))
+			sv.write(w, "", sv.refusal("", "unauthenticated", "stop", "unknown bearer key"))
 			return
 		}
 		h.ServeHTTP(w, r)
 	}))
+	if sv.s.API != "" {
+		mux.HandleFunc(sv.s.API, sv.serveAPI)
+	}
 	return mux
+}
+
+// maxBody bounds a request body of the plain HTTP form.
+const maxBody = 1 << 20
+
+// serveAPI answers POST <api><tool>: the body is the tool's arguments, the
+// answer its envelope, with the HTTP status the code's.
+func (sv *Server) serveAPI(w http.ResponseWriter, r *http.Request) {
+	tool := strings.TrimPrefix(r.URL.Path, sv.s.API)
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "POST the tool's arguments as a JSON object", http.StatusMethodNotAllowed)
+		return
+	}
+	if !slices.Contains(sv.s.Tools(), tool) {
+		sv.write(w, tool, sv.refusal(tool, "unknown_action", "stop", "no tool "+tool))
+		return
+	}
+	agent := ""
+	if key, ok := bearer(r.Header.Get("Authorization")); ok {
+		if agent = sv.agent(key); agent == "" {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="sifu"`)
+			sv.write(w, tool, sv.refusal(tool, "unauthenticated", "stop", "unknown bearer key"))
+			return
+		}
+	}
+	raw, err := io.ReadAll(io.LimitReader(r.Body, maxBody+1))
+	if err != nil || len(raw) > maxBody {
+		sv.write(w, tool, sv.refusal(tool, "invalid_params", "revise", "the body must be at most 1 MiB of JSON"))
+		return
+	}
+	args := map[string]any{}
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		if err := json.Unmarshal(raw, &args); err != nil || args == nil {
+			sv.write(w, tool, sv.refusal(tool, "invalid_params", "revise", "the body must be the tool's arguments as a JSON object"))
+			return
+		}
+	}
+	sv.write(w, tool, sv.call(r.Context(), tool, args, agent))
+}
+
+// write sends an envelope with the status its code has in the map (200 on
+// success).
+func (sv *Server) write(w http.ResponseWriter, tool string, env map[string]any) {
+	status := http.StatusOK
+	if ok, _ := env[sv.s.Envelope.OK].(bool); !ok {
+		errObj, _ := env[sv.s.Envelope.Error].(map[string]any)
+		code, _ := errObj[sv.s.Envelope.Code].(string)
+		status = sv.s.statusOf(code)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(env)
 }
 
 // ServeIO speaks MCP on r and w (newline-delimited JSON-RPC) until ctx
@@ -114,18 +168,23 @@ func (sv *Server) caller(req *mcp.CallToolRequest) string {
 	return ""
 }
 
-// call answers one tool call with the surface's envelope.
-func (sv *Server) call(ctx context.Context, tool string, req *mcp.CallToolRequest) map[string]any {
+// fromMCP answers one MCP tool call with the surface's envelope.
+func (sv *Server) fromMCP(ctx context.Context, tool string, req *mcp.CallToolRequest) map[string]any {
 	args := map[string]any{}
 	if req.Params != nil && len(req.Params.Arguments) > 0 {
-		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
+		if err := json.Unmarshal(req.Params.Arguments, &args); err != nil || args == nil {
 			return sv.refusal(tool, "invalid_params", "revise", "arguments must be a JSON object")
 		}
 	}
+	return sv.call(ctx, tool, args, sv.caller(req))
+}
+
+// call answers one tool call by agent ("" when its key named none) with
+// the surface's envelope.
+func (sv *Server) call(ctx context.Context, tool string, args map[string]any, agent string) map[string]any {
 	if p := sv.s.Provision; p != nil && p.Tool == tool {
 		return sv.register(ctx, args)
 	}
-	agent := sv.caller(req)
 	if agent == "" {
 		return sv.refusal(tool, "unauthenticated", "stop", "this tool needs an agent's bearer key")
 	}

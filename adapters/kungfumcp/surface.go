@@ -33,7 +33,10 @@ type Surface struct {
 	Spec           string   `json:"spec"`
 	Profiles       []string `json:"profiles"`
 	// Endpoint is the MCP path below the server's URL (default /mcp).
-	Endpoint  string          `json:"endpoint,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	// API, when set, is the path prefix under which the same tools answer
+	// plain HTTP: POST <api><tool> with the arguments as the body.
+	API       string          `json:"api,omitempty"`
 	Envelope  Envelope        `json:"envelope"`
 	Provision *Provision      `json:"provision,omitempty"`
 	Errors    []Code          `json:"errors"`
@@ -72,6 +75,8 @@ type Code struct {
 	Reason string `json:"reason"`
 	// NextStep is the next step when the answer gives none.
 	NextStep string `json:"next_step,omitempty"`
+	// Status is the HTTP status of the plain HTTP form (default 400).
+	Status int `json:"status,omitempty"`
 	// Tools, when set, are the tools that answer this code (a trailing *
 	// matches any rest): where a reason has several codes, the server
 	// picks the first whose tools match.
@@ -304,6 +309,16 @@ func (s *Surface) reasonOf(code string) (string, string) {
 		}
 	}
 	return code, ""
+}
+
+// statusOf is the HTTP status of a code.
+func (s *Surface) statusOf(code string) int {
+	for _, c := range s.Errors {
+		if c.Code == code && c.Status != 0 {
+			return c.Status
+		}
+	}
+	return 400
 }
 
 // codeOf is the code the server answers for a reason on a tool.

@@ -18,6 +18,14 @@ func bundledRaw(t *testing.T) string {
 	return string(raw)
 }
 
+func bundledRawB(b *testing.B) []byte {
+	raw, err := inputfile.ReadFS(sifu.Assets, Bundled)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return raw
+}
+
 var known = map[string]bool{"memory.create": true, "memory.update": true, "memory.publish": true, "memory.unpublish": true,
 	"memory.withdraw": true, "memory": true, "memories": true, "thread.create": true, "thread.admit": true, "thread.void_admission": true,
 	"thread.join": true, "thread.leave": true, "thread.remove": true, "thread.set_role": true, "thread.close": true, "thread.post": true,
@@ -41,7 +49,7 @@ func TestAMapThatCannotBeUndoneIsRefused(t *testing.T) {
 	for name, c := range map[string]struct{ from, to, want string }{
 		"unknown action": {`"memory.publish":`, `"memory.polish":`, `sifu has no action "memory.polish"`},
 		"unknown view":   {`"threads":`, `"threadz":`, `sifu has no view "threadz"`},
-		"two reasons":    {`{"code": "INVALID_STATE", "reason": "invalid_state"`, `{"code": "NOT_FOUND", "reason": "invalid_state"`, "a code has one reason"},
+		"two reasons":    {`{"code": "INVALID_STATE", "status": 409, "reason": "invalid_state"`, `{"code": "NOT_FOUND", "status": 409, "reason": "invalid_state"`, "a code has one reason"},
 		"lossy values":   {`{"role_change": "demote"}`, `{"role_change": "demote", "demoted": "demote"}`, "maps two tool values to one sifu value"},
 		"lossy renames":  {`"result": {"bot_id": "agent", "status": "state"}`, `"result": {"bot_id": "agent", "status": "agent"}`, "renames two fields to one name"},
 		"both":           {`"views": {`, `"views": {"assignment": {"tool": "thread_get"},`, "both mapped and listed under /lacks/views"},

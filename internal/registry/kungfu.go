@@ -104,6 +104,9 @@ func wireWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
 // its own agents. Under reset faults the client's own connections are cut,
 // and it repeats what was cut.
 func kungfuHTTP(spec Spec) (kungfu.RunTarget, error) {
+	if spec.Map != "" {
+		return kungfuMCP(spec) // the map's tools in their plain HTTP form
+	}
 	if spec.URL == "" {
 		return kungfu.RunTarget{}, usagef("--target http needs --url, e.g. --url http://127.0.0.1:8080 (start one with `sifu serve kungfu`)")
 	}

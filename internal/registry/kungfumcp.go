@@ -40,11 +40,20 @@ func kungfuSurface(file string) (*kungfumcp.Surface, error) {
 }
 
 // kungfuMCP is one MCP client every check shares, reaching the tools at
-// --url through the map: checks that need what the map lacks are
+// --url through the map (with --target http, their plain HTTP form): checks that need what the map lacks are
 // untestable before they start.
 func kungfuMCP(spec Spec) (kungfu.RunTarget, error) {
+	if spec.URL == "" && spec.Command != "" && spec.Kind == "mcp" {
+		s, err := kungfuSurface(spec.Map)
+		if err != nil {
+			return kungfu.RunTarget{}, err
+		}
+		c := kungfumcp.NewCommandClient(spec.Command, s, spec.RequestTimeout)
+		return kungfu.RunTarget{IsShared: true, Concurrency: wireWorkers(), Memo: &kungfu.HelloMemo{}, Lack: s.Lacking, Done: c.Close,
+			New: func(context.Context) (kungfu.Target, func(), error) { return c, func() {}, nil }}, nil
+	}
 	if spec.URL == "" {
-		return kungfu.RunTarget{}, usagef("--target mcp needs --url, e.g. --url http://127.0.0.1:8090 (start one with `sifu serve kungfu --mcp`)")
+		return kungfu.RunTarget{}, usagef("--target mcp needs --url, e.g. --url http://127.0.0.1:8090 (start one with `sifu serve kungfu --mcp`), or --cmd \"sifu serve kungfu --mcp --stdio --db :memory:\"")
 	}
 	u, err := url.Parse(spec.URL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -53,11 +62,20 @@ func kungfuMCP(spec Spec) (kungfu.RunTarget, error) {
 	if spec.RequestTimeout <= 0 {
 		return kungfu.RunTarget{}, usagef("--request-timeout must be positive")
 	}
+	if spec.Faults != nil {
+		return kungfu.RunTarget{}, usagef("--faults: transport faults are injected over the binding (inproc, http, stdio), not through a surface map")
+	}
 	s, err := kungfuSurface(spec.Map)
 	if err != nil {
 		return kungfu.RunTarget{}, err
 	}
 	c := kungfumcp.NewClient(spec.URL, s, spec.RequestTimeout)
+	if spec.Kind == "http" {
+		if s.API == "" {
+			return kungfu.RunTarget{}, usagef("--target http with --map %s: the map has no api, the path prefix of its tools' plain HTTP form; use --target mcp", spec.Map)
+		}
+		c = kungfumcp.NewAPIClient(spec.URL, s, spec.RequestTimeout)
+	}
 	return kungfu.RunTarget{IsShared: true, Concurrency: wireWorkers(), Memo: &kungfu.HelloMemo{}, Lack: s.Lacking, Done: c.Close,
 		New: func(context.Context) (kungfu.Target, func(), error) { return c, func() {}, nil }}, nil
 }
