@@ -57,3 +57,45 @@ func BenchmarkProvisionOverMCP(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkParallelReadsOverMCP measures reads by eight goroutines at once
+// (reads are not rate-limited).
+func BenchmarkParallelReadsOverMCP(b *testing.B) { parallelReads(b, false) }
+
+// BenchmarkParallelReadsOverAPI: the same through the plain HTTP form.
+func BenchmarkParallelReadsOverAPI(b *testing.B) { parallelReads(b, true) }
+
+func parallelReads(b *testing.B, api bool) {
+	raw := bundledRawB(b)
+	s, err := Parse(Bundled, raw, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ref, err := kungfuinproc.New()
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv := httptest.NewServer(NewServer(ref, s).Handler())
+	defer srv.Close()
+	c := NewClient(srv.URL, s, 10*time.Second)
+	if api {
+		c = NewAPIClient(srv.URL, s, 10*time.Second)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	r, err := c.Control(ctx, kungfu.Control{Name: kungfu.ControlProvision, Params: map[string]any{"name": "bench"}})
+	if err != nil || !r.OK {
+		b.Fatal(err, r)
+	}
+	agent := r.Result["agent"].(string)
+	b.SetParallelism(4)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			if resp, err := c.Read(ctx, kungfu.Read{Agent: agent, View: "agent"}); err != nil || !resp.OK {
+				b.Error(err, resp)
+				return
+			}
+		}
+	})
+}

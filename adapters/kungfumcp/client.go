@@ -6,16 +6,19 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -218,6 +221,9 @@ func (c *Client) Control(ctx context.Context, ctl kungfu.Control) (kungfu.Respon
 // for is unsupported (the check is untestable).
 func (c *Client) Act(ctx context.Context, a kungfu.Action) (kungfu.Response, error) {
 	t, ok := c.s.Actions[a.Name]
+	if !ok && slices.Contains(c.s.Absent, a.Name) {
+		return c.absent(ctx, a.Agent, a.Name, a.Params)
+	}
 	if !ok {
 		return kungfu.Response{}, fmt.Errorf("the %s surface has no tool for the action %s: %w", c.s.Surface, a.Name, engine.ErrUnsupported)
 	}
@@ -227,6 +233,9 @@ func (c *Client) Act(ctx context.Context, a kungfu.Action) (kungfu.Response, err
 // Read answers a view through its tool.
 func (c *Client) Read(ctx context.Context, r kungfu.Read) (kungfu.Response, error) {
 	t, ok := c.s.Views[r.View]
+	if !ok && slices.Contains(c.s.Absent, r.View) {
+		return c.absent(ctx, r.Agent, r.View, r.Params)
+	}
 	if !ok {
 		return kungfu.Response{}, fmt.Errorf("the %s surface has no tool for the view %s: %w", c.s.Surface, r.View, engine.ErrUnsupported)
 	}
@@ -267,6 +276,29 @@ func (c *Client) use(ctx context.Context, agent string, t Tool, key string, para
 		return kungfu.Response{}, fmt.Errorf("translate the answer of %s: %w", t.Tool, err)
 	}
 	return kungfu.Response{OK: true, Result: res.(map[string]any)}, nil
+}
+
+// absent calls the tool an absent name would be: the server's "no such
+// tool" (an MCP invalid-params error, or the unknown_action code of the
+// plain form) is an unknown_action rejection; any other answer is judged
+// as it is.
+func (c *Client) absent(ctx context.Context, agent, name string, params map[string]any) (kungfu.Response, error) {
+	tool := absentTool(name)
+	if params == nil {
+		params = map[string]any{}
+	}
+	env, err := c.call(ctx, agent, tool, params)
+	var werr *jsonrpc.Error
+	if errors.As(err, &werr) && werr.Code == jsonrpc.CodeInvalidParams {
+		return kungfu.Response{Rejection: &kungfu.Rejection{Reason: "unknown_action", NextStep: "stop", Message: werr.Message}}, nil
+	}
+	if err != nil {
+		return kungfu.Response{}, err
+	}
+	if ok, _ := env[c.s.Envelope.OK].(bool); !ok {
+		return c.rejection(env), nil
+	}
+	return kungfu.Response{OK: true, Result: env}, nil
 }
 
 // rejection reads a refusal: the code's reason, the answer's next step (or

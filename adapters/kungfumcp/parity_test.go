@@ -103,8 +103,8 @@ func compare(t *testing.T, form string, opts ...kungfuref.Option) (mcp *results.
 		}
 		ran = append(ran, tt.ID)
 	}
-	if len(ran) < 100 {
-		t.Fatalf("only %d checks ran over MCP; the map should express more than 100", len(ran))
+	if len(ran) < 120 {
+		t.Fatalf("only %d checks ran over MCP; the map should express more than 120", len(ran))
 	}
 	local = inProcess(t, plan, ran, opts...)
 	for _, tt := range mcp.Tests {

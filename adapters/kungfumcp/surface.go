@@ -44,7 +44,14 @@ type Surface struct {
 	Actions   map[string]Tool `json:"actions"`
 	Views     map[string]Tool `json:"views"`
 	Lacks     Lacks           `json:"lacks"`
+	// Absent are actions and views that must not exist (sifu's probes of
+	// default-deny): sifu calls the tool of the same name, dots made
+	// underscores, and takes "no such tool" for unknown_action.
+	Absent []string `json:"absent,omitempty"`
 }
+
+// absentTool is the tool an absent name would be.
+func absentTool(name string) string { return strings.ReplaceAll(name, ".", "_") }
 
 // Envelope names the fields of the flat object every tool answers.
 type Envelope struct {
@@ -157,6 +164,16 @@ func Parse(file string, raw []byte, known map[string]bool) (*Surface, error) {
 			return nil, fmt.Errorf("%s: /lacks/controls/%s: sifu has no control %q; the controls are %v", file, name, name, kungfu.Controls)
 		}
 	}
+	for i, name := range s.Absent {
+		_, act := s.Actions[name]
+		_, view := s.Views[name]
+		if act || view {
+			return nil, fmt.Errorf("%s: /absent/%d: %s is mapped, so it is not absent", file, i, name)
+		}
+		if known != nil && !known[name] {
+			return nil, fmt.Errorf("%s: /absent/%d: no check probes %q", file, i, name)
+		}
+	}
 	means := map[string]string{}
 	for i, c := range s.Errors {
 		if r, dup := means[c.Code]; dup && r != c.Reason {
@@ -252,6 +269,9 @@ func (s *Surface) Lacking(c engine.Check) string {
 				t, ok = s.Views[st.Name]
 				kind, reason = "view", s.Lacks.Views[st.Name]
 			default:
+				continue
+			}
+			if slices.Contains(s.Absent, st.Name) {
 				continue
 			}
 			if !ok {

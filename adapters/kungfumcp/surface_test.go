@@ -26,7 +26,12 @@ func bundledRawB(b *testing.B) []byte {
 	return raw
 }
 
-var known = map[string]bool{"memory.create": true, "memory.update": true, "memory.publish": true, "memory.unpublish": true,
+var known = map[string]bool{"memory.unwithdraw": true, "memory.restore": true, "memory.delete_version": true, "memory.edit_version": true,
+	"memory.shred": true, "memory.transfer": true, "thread.reopen": true, "thread.edit": true, "thread.delete": true, "assignment.update": true,
+	"assignment.edit": true, "assignment.redeliver": true, "assignment.publish": true, "assignment.to_task": true, "task.update": true,
+	"task.edit": true, "task.cancel": true, "task.cancel_engagement": true, "task.void": true, "task.obligation.create": true,
+	"task.obligation.clear": true, "obligation.create": true, "obligation.dismiss": true, "turn.complete": true, "turn.dismiss": true,
+	"memory_history": true, "memory.create": true, "memory.update": true, "memory.publish": true, "memory.unpublish": true,
 	"memory.withdraw": true, "memory": true, "memories": true, "thread.create": true, "thread.admit": true, "thread.void_admission": true,
 	"thread.join": true, "thread.leave": true, "thread.remove": true, "thread.set_role": true, "thread.close": true, "thread.post": true,
 	"thread.handle": true, "thread.retract": true, "assignment.take": true, "assignment.deliver": true, "assignment.judge": true,
@@ -53,6 +58,7 @@ func TestAMapThatCannotBeUndoneIsRefused(t *testing.T) {
 		"lossy values":   {`{"role_change": "demote"}`, `{"role_change": "demote", "demoted": "demote"}`, "maps two tool values to one sifu value"},
 		"lossy renames":  {`"result": {"bot_id": "agent", "status": "state"}`, `"result": {"bot_id": "agent", "status": "agent"}`, "renames two fields to one name"},
 		"both":           {`"views": {`, `"views": {"assignment": {"tool": "thread_get"},`, "both mapped and listed under /lacks/views"},
+		"absent mapped":  {`"absent": ["memory.unwithdraw"`, `"absent": ["memory.publish"`, "memory.publish is mapped, so it is not absent"},
 		"schema":         {`"tool": "memory_share"`, `"tool": "memory share"`, "/actions/memory.publish/tool"},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -82,7 +88,8 @@ func TestLackingNamesWhatACheckNeedsAndTheMapLacks(t *testing.T) {
 	}{
 		"runnable":      {[]engine.Step{act("a", "memory.create", "k1", map[string]any{"content": "x"}), act("a", "thread.create", "k2", nil)}, ""},
 		"unmapped":      {[]engine.Step{act("a", "task.judge", "", nil)}, "action task.judge (no agent-side tool judges a Task"},
-		"unknown name":  {[]engine.Step{act("a", "memory.unwithdraw", "", nil)}, "action memory.unwithdraw (the map names no tool for it)"},
+		"unknown name":  {[]engine.Step{act("a", "memory.frobnicate", "", nil)}, "action memory.frobnicate (the map names no tool for it)"},
+		"absent probe":  {[]engine.Step{act("a", "memory.unwithdraw", "", nil), {Op: engine.OpRead, Agent: "a", Name: "memory_history"}}, ""},
 		"nested":        {[]engine.Step{{Op: engine.OpParallel, Steps: []engine.Step{{Op: engine.OpRead, Agent: "a", Name: "entry"}}}}, "view entry"},
 		"replay no key": {[]engine.Step{act("a", "memory.create", "k1", nil), act("a", "memory.create", "k1", nil)}, "an idempotency key on memory.create"},
 		"replay key":    {[]engine.Step{act("a", "thread.create", "k1", nil), act("a", "thread.create", "k1", nil)}, ""},
