@@ -92,3 +92,48 @@ func TestTheMCPTargetRefusesBadInputBeforeAnyCheck(t *testing.T) {
 		unreachableRun(t, []string{"account_register"}, "--suite", "kungfu", "--target", "mcp", "--url", garbled)
 	})
 }
+
+// --list over a map says which checks run and, for each of the others,
+// what the surface lacks.
+func TestTheMCPTargetListsWhatItCannotCheck(t *testing.T) {
+	url := servedMCP(t, nil)
+	out, err := sifuCLI(t, "run", "--suite", "kungfu", "--target", "mcp", "--url", url, "--list")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"target mcp (kungfu-3.0-surface 3.0.0)",
+		"(untestable: needs the clock control, which the target does not offer)",
+		"(untestable: the kungfu-3.0 surface lacks action task.create (task_create takes a priced contract",
+		"(untestable: the kungfu-3.0 surface lacks view entry (no tool reads one entry",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("--list lacks %q", want)
+		}
+	}
+	runnable := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.HasPrefix(line, "kungfu/") && !strings.Contains(line, "(untestable") {
+			runnable++
+		}
+	}
+	if runnable < 120 {
+		t.Errorf("%d checks runnable under the 3.0 map, want at least 120:\n%s", runnable, out)
+	}
+}
+
+// The plain HTTP form needs a map that says where it is.
+func TestTheHTTPTargetWithAMapNeedsItsAPI(t *testing.T) {
+	raw, err := inputfile.ReadFS(sifu.Assets, kungfumcp.Bundled)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "noapi.map.json")
+	if err := os.WriteFile(p, []byte(strings.Replace(string(raw), `"api": "/api/v1/",`, "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = sifuCLI(t, "run", "--suite", "kungfu", "--target", "http", "--url", "http://127.0.0.1:1", "--map", p)
+	if err == nil || !strings.Contains(err.Error(), "the map has no api") || exitCode(err) != 2 {
+		t.Fatalf("got %v (exit %d), want a usage error naming the missing api", err, exitCode(err))
+	}
+}
