@@ -301,17 +301,17 @@ func (c *Client) absent(ctx context.Context, agent, name string, params map[stri
 	return kungfu.Response{OK: true, Result: env}, nil
 }
 
-// rejection reads a refusal: the code's reason, the answer's next step (or
-// the code's when it gives none) and the message.
+// rejection reads a refusal: the code's reason, the answer's next step and
+// the message. A refusal without a next step keeps none: the protocol asks
+// every rejection for one (KF-L2-04), so the check judges it, and no table
+// of the map fills it in.
 func (c *Client) rejection(env map[string]any) kungfu.Response {
 	e := c.s.Envelope
 	errObj, _ := env[e.Error].(map[string]any)
 	code, _ := errObj[e.Code].(string)
 	msg, _ := errObj[e.Message].(string)
-	reason, next := c.s.reasonOf(code)
-	if n, ok := env[e.NextStep].(string); ok && n != "" {
-		next = n
-	}
+	reason := c.s.reasonOf(code)
+	next, _ := env[e.NextStep].(string)
 	return kungfu.Response{Rejection: &kungfu.Rejection{Reason: reason, NextStep: next, Message: msg}}
 }
 

@@ -80,8 +80,6 @@ type Provision struct {
 type Code struct {
 	Code   string `json:"code"`
 	Reason string `json:"reason"`
-	// NextStep is the next step when the answer gives none.
-	NextStep string `json:"next_step,omitempty"`
 	// Status is the HTTP status of the plain HTTP form (default 400).
 	Status int `json:"status,omitempty"`
 	// Tools, when set, are the tools that answer this code (a trailing *
@@ -320,15 +318,15 @@ func (s *Surface) Lacking(c engine.Check) string {
 	return "the " + s.Surface + " surface lacks " + strings.Join(why, "; ")
 }
 
-// reasonOf is the reason and default next step an error code means; an
-// unknown code is kept as it came, so the check judges it.
-func (s *Surface) reasonOf(code string) (string, string) {
+// reasonOf is the reason an error code means; an unknown code is kept as
+// it came, so the check judges it.
+func (s *Surface) reasonOf(code string) string {
 	for _, c := range s.Errors {
 		if c.Code == code {
-			return c.Reason, c.NextStep
+			return c.Reason
 		}
 	}
-	return code, ""
+	return code
 }
 
 // statusOf is the HTTP status of a code.
