@@ -56,6 +56,11 @@ func openKungfu(spec Spec) (*Subject, error) {
 	if err != nil {
 		return nil, err
 	}
+	if rt.Lack != nil {
+		// Through a surface map: the fuzzer and the races use actions
+		// and controls no map need have, so they are not offered.
+		return &Subject{Target: rt, done: rt.Done}, nil
+	}
 	oracle := kungfu.RunTarget{New: kungfuReference}
 	return &Subject{Target: rt, done: rt.Done,
 		fuzz: func(ctx context.Context, req FuzzRequest) (fuzz.Result, error) {
