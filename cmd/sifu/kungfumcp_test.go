@@ -137,3 +137,11 @@ func TestTheHTTPTargetWithAMapNeedsItsAPI(t *testing.T) {
 		t.Fatalf("got %v (exit %d), want a usage error naming the missing api", err, exitCode(err))
 	}
 }
+
+// serve --map without --mcp would serve the binding and ignore the map.
+func TestServeTakesAMapOnlyWithMCP(t *testing.T) {
+	_, err := sifuCLI(t, "serve", "kungfu", "--db", ":memory:", "--map", "any.map.json")
+	if err == nil || !strings.Contains(err.Error(), "add --mcp") || exitCode(err) != 2 {
+		t.Fatalf("got %v (exit %d), want a usage error asking for --mcp", err, exitCode(err))
+	}
+}

@@ -221,6 +221,9 @@ type ServeKungfu struct {
 // Serve serves the reference, one per scope (docs/binding.md), facts in
 // SQLite, until ctx ends.
 func (o ServeKungfu) Serve(ctx context.Context) error {
+	if o.Map != "" && !o.MCP {
+		return usagef("--map names the tools to serve over MCP: add --mcp")
+	}
 	if o.DB != ":memory:" {
 		// --db out/kungfu.db works on a fresh checkout: the folder is made.
 		if err := os.MkdirAll(filepath.Dir(o.DB), 0o755); err != nil {
