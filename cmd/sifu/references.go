@@ -30,7 +30,8 @@ crash may lose the last facts. Checks that move the clock or restart stay
 inside their own scope: the server keeps one reference per scope. With --control-token-file, control requests must present
 that token. --fault plants one of the reference's known bugs (the names
 sifu selftest --suite kungfu lists), to see a run, a CI gate or an
-expectations file catch a real failure.`,
+expectations file catch a real failure. --mcp serves the reference behind
+the MCP tools of a surface map instead (docs/kungfu-mcp.md).`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 1 || args[0] != "kungfu" {
 				return &runner.UsageError{Msg: "serve takes one suite name; only `sifu serve kungfu` exists today"}
@@ -45,6 +46,9 @@ expectations file catch a real failure.`,
 			if o.Fault != "" {
 				planted = ", with the planted fault " + o.Fault
 			}
+			if o.MCP {
+				planted += ", as MCP tools (Streamable HTTP) at /mcp"
+			}
 			o.Ready = func(at string) {
 				fmt.Fprintf(cmd.OutOrStdout(), "sifu: serving the Kungfu reference on http://%s (store %s%s)\n", at, o.DB, planted)
 			}
@@ -56,6 +60,8 @@ expectations file catch a real failure.`,
 	cmd.Flags().StringVar(&o.TokenFile, "control-token-file", "", "file holding the token control requests must present")
 	cmd.Flags().BoolVar(&overStdio, "stdio", false, "speak the binding on standard input and output instead of HTTP")
 	cmd.Flags().StringVar(&o.Sync, "sync", "full", "full: every fact is synced to the disk before the answer; normal: written to the file before the answer, synced at checkpoints")
+	cmd.Flags().BoolVar(&o.MCP, "mcp", false, "serve the tools of a surface map over MCP (Streamable HTTP at /mcp, or --stdio) instead of the binding")
+	cmd.Flags().StringVar(&o.Map, "map", "", "with --mcp: the surface map to serve (default the bundled Kungfu 3.0 map)")
 	cmd.Flags().StringVar(&o.Fault, "fault", "", "plant this known bug in the reference (a name sifu selftest --suite kungfu lists)")
 	return cmd
 }

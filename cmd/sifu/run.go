@@ -88,6 +88,7 @@ func addTargetFlags(fl *pflag.FlagSet, f *registry.TargetArgs, suite, suiteUsage
 	fl.DurationVar(&f.RequestTimeout, "request-timeout", 10*time.Second, "time limit for one request (--target http), and for any target's hello before the first check")
 	fl.StringVar(&f.StartCommand, "start-cmd", "", "command sifu starts (and restarts) per check, for suites that drive a server they launch")
 	fl.StringVar(&f.Config, "target-config", "", "file describing how to drive the implementation (suite-specific, e.g. ACP command templates)")
+	fl.StringVar(&f.Map, "map", "", "surface map: which MCP tool stands for each Kungfu action and view (--target mcp; default the bundled Kungfu 3.0 map)")
 	fl.StringVar(&f.Mutant, "mutant", "", "plant this named fault in the bundled reference (--target inproc); see sifu selftest")
 	fl.StringSliceVar(&f.Checks, "check", nil, "only checks whose ID matches, * standing for any characters, e.g. 'kungfu/pins/*' (repeatable)")
 }

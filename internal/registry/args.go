@@ -16,7 +16,7 @@ import (
 // and race share them): the suite, the implementation and how to reach
 // it. Spec turns them into a Spec.
 type TargetArgs struct {
-	Suite, Kind, URL, Command, StartCommand, Config, Mutant string
+	Suite, Kind, URL, Command, StartCommand, Config, Mutant, Map string
 	// TokenEnv names the environment variable holding the control token;
 	// TokenFile, when set, is a file holding it instead. Neither token is
 	// ever printed.
@@ -32,7 +32,7 @@ type TargetArgs struct {
 // Spec is the target the args name, the control token read from its file
 // or environment variable and the transport faults configured.
 func (a TargetArgs) Spec() (Spec, error) {
-	s := Spec{Kind: a.Kind, URL: a.URL, Command: a.Command, StartCommand: a.StartCommand, Config: a.Config,
+	s := Spec{Kind: a.Kind, URL: a.URL, Command: a.Command, StartCommand: a.StartCommand, Config: a.Config, Map: a.Map,
 		Mutant: a.Mutant, RequestTimeout: a.RequestTimeout, ControlToken: os.Getenv(a.TokenEnv)}
 	if a.TokenFile != "" {
 		raw, err := inputfile.Read(a.TokenFile)
@@ -58,7 +58,7 @@ func (a TargetArgs) Spec() (Spec, error) {
 // control token's never among them).
 func (a TargetArgs) flags() string {
 	var args strings.Builder
-	for _, kv := range [][2]string{{"--url", a.URL}, {"--cmd", a.Command}, {"--start-cmd", a.StartCommand}, {"--target-config", a.Config}, {"--mutant", a.Mutant}} {
+	for _, kv := range [][2]string{{"--url", a.URL}, {"--cmd", a.Command}, {"--start-cmd", a.StartCommand}, {"--target-config", a.Config}, {"--map", a.Map}, {"--mutant", a.Mutant}} {
 		if kv[1] != "" {
 			fmt.Fprintf(&args, " %s %q", kv[0], kv[1])
 		}
@@ -110,7 +110,7 @@ func (a RunArgs) Request() (RunRequest, error) {
 // or change one suite's checks, are a usage error.
 func (a RunArgs) Each() ([]RunArgs, error) {
 	if a.Kind != "inproc" || a.Expect != "" || a.Vectors != "" || a.Features != "" || a.Rerun != "" || len(a.Profiles) > 0 || len(a.Rules) > 0 || len(a.Checks) > 0 ||
-		a.Mutant != "" || a.URL != "" || a.Command != "" || a.StartCommand != "" || a.Config != "" || a.Faults != "" {
+		a.Mutant != "" || a.URL != "" || a.Command != "" || a.StartCommand != "" || a.Config != "" || a.Map != "" || a.Faults != "" {
 		return nil, usagef("--suite all runs every suite against its bundled reference; to check another implementation, or with --expect, --vectors, --features, --rerun-failed, --profile, --rule, --check, --mutant or --faults, pick one suite with --suite")
 	}
 	var each []RunArgs

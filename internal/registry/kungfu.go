@@ -32,7 +32,7 @@ import (
 var Kungfu = register(&Suite{
 	Name:    "kungfu",
 	Checks:  kungfu.Suite,
-	Kinds:   []string{"inproc", "http", "stdio"},
+	Kinds:   []string{"inproc", "http", "stdio", "mcp"},
 	Faults:  faultsFrom(kungfuref.Faults, kungfuref.CaughtBy),
 	Fuzzes:  true,
 	Races:   true,
@@ -50,9 +50,16 @@ func openKungfu(spec Spec) (*Subject, error) {
 		rt, err = kungfuHTTP(spec)
 	case "stdio":
 		rt, err = kungfuStdio(spec)
+	case "mcp":
+		rt, err = kungfuMCP(spec)
 	}
 	if err != nil {
 		return nil, err
+	}
+	if rt.Lack != nil {
+		// Through a surface map: the fuzzer and the races use actions
+		// and controls no map need have, so they are not offered.
+		return &Subject{Target: rt, done: rt.Done}, nil
 	}
 	oracle := kungfu.RunTarget{New: kungfuReference}
 	return &Subject{Target: rt, done: rt.Done,
@@ -102,6 +109,9 @@ func wireWorkers() int { return 4 * runtime.GOMAXPROCS(0) }
 // its own agents. Under reset faults the client's own connections are cut,
 // and it repeats what was cut.
 func kungfuHTTP(spec Spec) (kungfu.RunTarget, error) {
+	if spec.Map != "" {
+		return kungfuMCP(spec) // the map's tools in their plain HTTP form
+	}
 	if spec.URL == "" {
 		return kungfu.RunTarget{}, usagef("--target http needs --url, e.g. --url http://127.0.0.1:8080 (start one with `sifu serve kungfu`)")
 	}
@@ -201,12 +211,19 @@ type ServeKungfu struct {
 	Sync      string
 	TokenFile string // a file holding the token control requests must present
 	Fault     string // a planted fault
-	Ready     func(addr string)
+	// MCP serves the tools of a surface map (Map, or the bundled Kungfu
+	// 3.0 map) over MCP instead of the binding.
+	MCP   bool
+	Map   string
+	Ready func(addr string)
 }
 
 // Serve serves the reference, one per scope (docs/binding.md), facts in
 // SQLite, until ctx ends.
 func (o ServeKungfu) Serve(ctx context.Context) error {
+	if o.Map != "" && !o.MCP {
+		return usagef("--map names the tools to serve over MCP: add --mcp")
+	}
 	if o.DB != ":memory:" {
 		// --db out/kungfu.db works on a fresh checkout: the folder is made.
 		if err := os.MkdirAll(filepath.Dir(o.DB), 0o755); err != nil {
@@ -259,10 +276,18 @@ func (o ServeKungfu) Serve(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("start the reference: %w", err)
 	}
+	if o.MCP {
+		return o.serveMCP(ctx, target)
+	}
 	if o.Stdin != nil {
 		return kungfustdio.Serve(ctx, target, o.Stdin, o.Stdout)
 	}
-	err = kungfuhttp.ListenAndServe(ctx, o.Addr, kungfuhttp.NewHandler(target, opts), o.Ready)
+	return listened(kungfuhttp.ListenAndServe(ctx, o.Addr, kungfuhttp.NewHandler(target, opts), o.Ready))
+}
+
+// listened is a server's end, an address it could not listen on a usage
+// error.
+func listened(err error) error {
 	var le *kungfuhttp.ListenError
 	if errors.As(err, &le) {
 		return usagef("%v", le)

@@ -22,6 +22,7 @@ import (
 	"github.com/sifu-dev/sifu/internal/attack/linear"
 	"github.com/sifu-dev/sifu/internal/attack/selftest"
 	"github.com/sifu-dev/sifu/internal/declaration"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/results"
 	"github.com/sifu-dev/sifu/internal/runner"
 )
@@ -47,6 +48,8 @@ type Spec struct {
 	// RequestTimeout bounds one request (http, agentkit), and every
 	// target's hello before the first check (Config.HelloTimeout).
 	RequestTimeout time.Duration
+	// Map is a surface map (kungfu over mcp; empty: the bundled one).
+	Map string
 	// Config is a suite-specific file describing how to drive the
 	// implementation (--target-config).
 	Config string
@@ -132,6 +135,14 @@ func (t *Subject) Workers() int {
 func (t *Subject) Shared() bool {
 	s, ok := t.Target.(runner.SharedTarget)
 	return ok && s.Shared()
+}
+
+// Lacking: see Workers (runner.LackingTarget).
+func (t *Subject) Lacking(c engine.Check) string {
+	if l, ok := t.Target.(runner.LackingTarget); ok {
+		return l.Lacking(c)
+	}
+	return ""
 }
 
 // Close releases what the target holds for the whole run (a process every

@@ -162,6 +162,9 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 		if lo.vectorsFS == fsys && f == s.Catalogue {
 			continue
 		}
+		if strings.HasSuffix(f, MapSuffix) {
+			continue // a surface map says how to reach an implementation: it is no vector
+		}
 		if lo.vectorsFS != fsys && isCatalogue(lo.vectorsFS, f, set) {
 			continue // a copied vectors directory holds its catalogue too: it is no vector
 		}
@@ -281,6 +284,17 @@ func files(fsys fs.FS, dir, ext string) ([]string, error) {
 	}
 	sort.Strings(out)
 	return out, nil
+}
+
+// MapSuffix ends the name of a file among a suite's vectors that is no
+// vector but a surface map (how to reach an implementation's tools).
+const MapSuffix = ".map.json"
+
+// LackingTarget is a target that can say, before a check runs, that it
+// lacks something the check needs (an action or view its interface has no
+// counterpart for): the check is untestable, with that reason.
+type LackingTarget interface {
+	Lacking(c engine.Check) string
 }
 
 // Config says what to run and how.
@@ -566,6 +580,11 @@ func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
 	}
 	for i := range selected {
 		selected[i].Limit = cfg.Limit(selected[i].Check)
+		if l, ok := cfg.Target.(LackingTarget); ok && selected[i].Preset == "" {
+			if why := l.Lacking(selected[i].Check); why != "" {
+				selected[i].Preset, selected[i].Reason = engine.Untestable, why
+			}
+		}
 	}
 	return &Chosen{Target: desc, Profiles: profiles, Checks: selected, Scope: scope}, nil
 }

@@ -96,6 +96,9 @@ type RunTarget struct {
 	// Concurrency, when positive, is how many checks run at once unless
 	// the run says otherwise.
 	Concurrency int
+	// Lack, when set, says why a check cannot run on the target (an
+	// action or view its interface has no counterpart for), or "".
+	Lack func(engine.Check) string
 	// Memo, when set, keeps the hello of the implementation every check
 	// shares, so that it is asked once rather than before every check.
 	Memo *HelloMemo
@@ -126,6 +129,14 @@ func (m *HelloMemo) get(ctx context.Context, t Target) (Hello, error) {
 // Workers is the target's default number of checks at once (0: the
 // runner's default).
 func (rt RunTarget) Workers() int { return rt.Concurrency }
+
+// Lacking says why a check cannot run on the target (Lack), or "".
+func (rt RunTarget) Lacking(c engine.Check) string {
+	if rt.Lack == nil {
+		return ""
+	}
+	return rt.Lack(c)
+}
 
 // Close releases what the target shares across checks.
 func (rt RunTarget) Close() error {
