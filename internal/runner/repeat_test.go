@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -63,8 +64,11 @@ func TestRepeatFindsAVaryingOutcome(t *testing.T) {
 	}
 }
 
+// targetOf is the in-process reference as the registry makes it: it
+// claims the MCP profile too.
 func targetOf(k kcpinproc.Reference) runner.Target {
-	return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return k, func() {}, nil }}
+	return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return k, func() {}, nil },
+		Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile)}
 }
 
 // alternating describes itself as good and hands out executors of bad and
