@@ -28,6 +28,7 @@ type PlanInvocation struct {
 	JSON          bool   // --json
 	Help          bool   // --help or -h
 	CorrelationID string // --correlation-id
+	Trace         bool   // --trace: the decision trace (PlanTrace)
 	// Options maps the planner flags. AsOf stays "" without --as-of
 	// (AsOfGiven false); the caller fills it from its clock with
 	// DefaultAsOf.
@@ -61,6 +62,7 @@ func (e *UsageError) ExitCode() int { return ExitUsage }
 //	--context-budget <n>    none (NaN is dropped)
 //	--json                  machine-readable plan (PlanJSON)
 //	--correlation-id <id>   echoed in the JSON envelope
+//	--trace                 the per-unit gate cascade (PlanTrace, TraceJSON)
 //	--help, -h              usage, exit 0
 func planValueFlag(name string) bool {
 	switch name {
@@ -72,15 +74,15 @@ func planValueFlag(name string) bool {
 }
 
 func planBoolFlag(name string) bool {
-	return name == "strict" || name == "json" || name == "help"
+	return name == "strict" || name == "json" || name == "help" || name == "trace"
 }
 
 // unsupportedPlanFlag reports kcp-agent flags that need the network,
-// signatures or a trace, which this package does not implement.
+// signatures or episodic memory, which this package does not implement.
 func unsupportedPlanFlag(name string) bool {
 	switch name {
 	case "follow", "max-depth", "max-nodes", "allow-private-hosts", "no-verify",
-		"require-signature", "trust-key", "trace", "memory":
+		"require-signature", "trust-key", "memory":
 		return true
 	}
 	return false
@@ -126,6 +128,7 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	}
 	inv.Help = inv.Help || values["help"] == "true"
 	inv.JSON = values["json"] == "true"
+	inv.Trace = values["trace"] == "true"
 	inv.Manifest = values["manifest"]
 	inv.CorrelationID = values["correlation-id"]
 	inv.Task = strings.Join(positionals, " ")

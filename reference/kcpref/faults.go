@@ -40,6 +40,11 @@ const (
 	FaultDenyStarCrossesSlash       Fault = "deny-star-crosses-slash"      // a deny path's * matches across a slash
 	FaultEscalationAllFire          Fault = "escalation-all-fire"          // insufficient_authority_level is owed by every step that declares it
 	FaultSelfReportOneDivided       Fault = "self-report-one-divided"      // a self-reported confidence of exactly 1 is read as 1 %
+
+	// Faults of the other commands (kcpcli): only the command vectors
+	// catch them.
+	FaultReplayDriftIgnored Fault = "replay-drift-ignored" // replay reports identical whatever drifted
+	FaultValidateExitsZero  Fault = "validate-exits-zero"  // validate exits 0 on a manifest with errors
 )
 
 // Faults lists every planted fault.
@@ -51,7 +56,7 @@ var Faults = []Fault{
 	FaultAuthenticatedReasonDropped, FaultNoteReworded, FaultShortTermsKept, FaultValidFromExclusive,
 	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
 	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
-	FaultSelfReportOneDivided,
+	FaultSelfReportOneDivided, FaultReplayDriftIgnored, FaultValidateExitsZero,
 }
 
 // hasFault reports whether f is among faults.
@@ -82,3 +87,7 @@ func reverseTies(store []SelectedUnit, order []int32) {
 		i = j
 	}
 }
+
+// HasFault reports whether f is among faults (for the command line, which
+// plants the faults of its own commands).
+func HasFault(faults []Fault, f Fault) bool { return hasFault(faults, f) }

@@ -36,4 +36,6 @@ var CaughtBy = map[Fault][]string{
 	FaultDenyStarCrossesSlash:       {"KCP-4.3a"},
 	FaultEscalationAllFire:          {"KCP-4.3a"},
 	FaultSelfReportOneDivided:       {"KCP-confidence-gate"},
+	FaultReplayDriftIgnored:         {"KCP-cmd-replay"},
+	FaultValidateExitsZero:          {"KCP-cmd-validate"},
 }
