@@ -22,8 +22,9 @@ var Suite = runner.Suite{
 }
 
 // Profiles every planner is checked against: the planner, the confidence
-// gate, and the plan JSON of a kcp-agent style command line.
-var Profiles = []string{"planner", "assess", "cli"}
+// gate, the plan JSON of a kcp-agent style command line, and its other
+// commands (validate, replay, diff, --trace) and exit codes.
+var Profiles = []string{"planner", "assess", "cli", "commands"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)
