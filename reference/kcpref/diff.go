@@ -117,14 +117,15 @@ var budgetFields = []struct{ block, field string }{
 func DiffPlans(a, b map[string]any) PlanDiff {
 	d := PlanDiff{A: header(a), B: header(b)}
 	ua, ub := unitsOf(a), unitsOf(b)
+	// One move per id, selected-to-skipped first (a duplicate id may be
+	// both selected and skipped in one plan).
 	for _, id := range ua.order {
 		if s, ok := ua.score[id]; ok {
 			if r, ok := ub.reason[id]; ok {
 				d.Moves = append(d.Moves, UnitMove{ID: id, SelectedToSkip: true, Score: s, Reason: r})
+				continue
 			}
 		}
-	}
-	for _, id := range ua.order {
 		if r, ok := ua.reason[id]; ok {
 			if s, ok := ub.score[id]; ok {
 				d.Moves = append(d.Moves, UnitMove{ID: id, Score: s, Reason: r})

@@ -26,6 +26,9 @@ type TracedUnit struct {
 	RejectedBy       string // the failing gate of a skipped unit
 	Score            *int   // a unit that reached the reductions
 	Tokens           *TraceTokens
+	// Cost and ActionScope are a selected unit's price (x402) and
+	// action_scope, as the trace prints them; nil when it has none.
+	Cost, ActionScope *jsonObject
 }
 
 // TraceTokens is a selected unit's size: declared (size_tokens),
@@ -42,89 +45,172 @@ type Trace struct {
 }
 
 // PlanTrace plans and explains the plan unit by unit, as `kcp-agent plan
-// --trace` does. The plan is Plan's; the trace is derived from it and the
-// manifest, so it never disagrees with the plan.
+// --trace` does: every unit's way through the skip gates, the reductions
+// (skill eligibility, attestation, payment, access), strict mode, and the
+// greedy walk under maxUnits and the money and context ceilings. The plan
+// is Plan's; the trace follows the same decisions with their details.
 func PlanTrace(task string, m Manifest, opts Options) Trace {
 	p := Plan(task, m, opts)
 	o := resolveOptions(opts)
+	o.faults = nil // the trace explains the honest cascade
 	pl := newPlanner(m, o)
-	selected := map[string]int{}
-	for i, s := range p.Selected {
-		if _, ok := selected[s.ID]; !ok {
-			selected[s.ID] = i
-		}
-	}
-	skipped := map[string]string{}
-	for _, s := range p.Skipped {
-		if _, ok := skipped[s.ID]; !ok {
-			skipped[s.ID] = s.Reason
-		}
-	}
-	// The reductions of a survivor are Plan's, read off the candidate it
-	// made of the unit (selected, or skipped by a ceiling).
-	candidates := candidatesOf(task, m, o)
-	maxUnits := formatJSNumber(o.maxUnits)
-	t := Trace{Plan: p}
+	t := Trace{Plan: p, Units: make([]TracedUnit, len(m.Units))}
+	// Survivors of the cascade and the reductions, as Plan makes them.
+	var store []SelectedUnit
+	var unitOf []int // store index -> manifest index
 	for i := range m.Units {
-		u := &m.Units[i]
-		tu := TracedUnit{ID: u.ID, Path: u.Path, Intent: u.Intent, Outcome: "skipped"}
-		pass := func(gate, detail string) { tu.Gates = append(tu.Gates, GateStep{gate, true, detail}) }
-		fail := func(gate, detail string) {
-			tu.Gates = append(tu.Gates, GateStep{gate, false, detail})
-			tu.RejectedBy = gate
-		}
-		if !pl.traceCascade(u, p.TaskTerms, pass, fail) {
-			t.Units = append(t.Units, tu)
+		u := &pl.m.Units[i]
+		tu := &t.Units[i]
+		*tu = TracedUnit{ID: u.ID, Path: u.Path, Intent: u.Intent, Outcome: "skipped"}
+		if !pl.traceCascade(u, p.TaskTerms, tu.pass, tu.fail) {
 			continue
 		}
-		c := candidates[i]
+		var c SelectedUnit
+		g := pl.cascade(u, p.TaskTerms)
+		pl.reduce(&c, u, g.score(), g.hits.appendReasons(nil))
 		score := c.Score
 		tu.Score = &score
-		for _, gate := range []string{"skill_eligibility", "attestation", "payment", "access"} {
-			pass(gate, reductionDetail(gate, c))
+		if !pl.traceReductions(u, c, tu) {
+			continue
 		}
-		reason, wasSkipped := skipped[u.ID]
 		switch {
 		case !o.strict:
-			pass("strict", "non-strict mode")
-		case wasSkipped && !c.LoadEligible:
-			fail("strict", reason)
-			t.Units = append(t.Units, tu)
+			tu.pass("strict", "non-strict mode")
+		case c.LoadEligible:
+			tu.pass("strict", "load-eligible under strict mode")
+		default:
+			tu.fail("strict", "not load-eligible under strict mode")
+			continue
+		}
+		store = append(store, c)
+		unitOf = append(unitOf, i)
+	}
+	order := make([]int32, len(store))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sortCandidates(store, order)
+	pl.traceWalk(store, order, func(i int32) *TracedUnit { return &t.Units[unitOf[i]] })
+	return t
+}
+
+func (tu *TracedUnit) pass(gate, detail string) {
+	tu.Gates = append(tu.Gates, GateStep{gate, true, detail})
+}
+
+func (tu *TracedUnit) fail(gate, detail string) {
+	tu.Gates = append(tu.Gates, GateStep{gate, false, detail})
+	tu.RejectedBy = gate
+}
+
+// traceReductions adds the reduction gates of candidate c. A reduction
+// that makes the unit ineligible passes with its reason marked
+// (loadEligible=false), but under strict a skill or playbook without its
+// grant is refused at skill_eligibility; it reports whether the unit
+// goes on.
+func (pl *planner) traceReductions(u *Unit, c SelectedUnit, tu *TracedUnit) bool {
+	skill := ""
+	for _, r := range c.Reasons {
+		if strings.HasPrefix(r, "kind: ") || strings.HasPrefix(r, "step '") {
+			skill = r
+			break
+		}
+	}
+	switch {
+	case skill != "" && pl.o.strict:
+		tu.fail("skill_eligibility", skill)
+		return false
+	case skill != "":
+		tu.pass("skill_eligibility", skill+" (loadEligible=false)")
+	case u.Kind == "skill" || u.Kind == "playbook":
+		tu.pass("skill_eligibility", "kind: "+u.Kind+" with explicit eligibility grant")
+	default:
+		tu.pass("skill_eligibility", "not a governed procedure")
+	}
+	switch {
+	case !pl.requiresAttestation || u.Access != "restricted":
+		tu.pass("attestation", "no attestation required")
+	case pl.agentCanAttest:
+		tu.pass("attestation", "agent can present required attestation")
+	default:
+		tu.pass("attestation", reasonAttestation+" (loadEligible=false)")
+	}
+	switch pay := c.Payment; {
+	case !pay.Affordable:
+		tu.pass("payment", "unaffordable: "+pay.Method+" (loadEligible=false)")
+	case pay.Method == "free":
+		tu.pass("payment", "free")
+	default:
+		tu.pass("payment", pay.Method+": "+jsTemplate(pay.Cost))
+	}
+	switch {
+	case len(pl.o.credentials) > 0 && u.Access != "":
+		tu.pass("access", "access '"+u.Access+"' — agent has credentials")
+	case len(pl.o.credentials) > 0 || (u.Access != "authenticated" && u.Access != "restricted"):
+		tu.pass("access", "public access")
+	case u.Access == "restricted":
+		tu.pass("access", "access 'restricted': agent holds no credentials (loadEligible=false)")
+	default:
+		tu.pass("access", "access 'authenticated': agent holds no credentials")
+	}
+	return true
+}
+
+// traceWalk is walk with the details of each step: the position under
+// maxUnits, the money ceiling, then the context ceiling; accepted units
+// are selected, with their size, cost and action scope.
+func (pl *planner) traceWalk(store []SelectedUnit, sorted []int32, unit func(int32) *TracedUnit) {
+	accepted := 0
+	var spend, usedTokens float64
+	budget, ceiling := pl.o.budget, pl.o.contextBudget
+	maxUnits := formatJSNumber(pl.o.maxUnits)
+	num := func(x float64) string { return string(appendJSNumber(nil, x)) }
+	tok := func(x float64) string { return string(appendTokens(nil, x)) }
+	for _, c := range sorted {
+		u, tu := &store[c], unit(c)
+		position := "position " + strconv.Itoa(accepted+1)
+		if float64(accepted) >= pl.o.maxUnits {
+			tu.fail("max_units", position+" exceeds cap of "+maxUnits)
+			continue
+		}
+		tu.pass("max_units", position+" within cap of "+maxUnits)
+		switch price := u.Payment.PricePerRequest; {
+		case budget == nil:
+			tu.pass("money_budget", "no budget ceiling set")
+		case !u.LoadEligible || price == nil || *price <= 0:
+			tu.pass("money_budget", "free unit")
+		case u.Payment.Currency == nil || *u.Payment.Currency != pl.o.currency:
+			tu.fail("money_budget", "costs "+jsTemplate(u.Payment.Cost)+", budget is in "+pl.o.currency)
+			continue
+		case pl.o.spent+spend+*price > budget.Amount+1e-9:
+			tu.fail("money_budget", num(*price)+" would exceed remaining "+num(money(budget.Amount-pl.o.spent-spend))+" of "+num(budget.Amount)+" "+pl.o.currency)
 			continue
 		default:
-			pass("strict", "strict mode: unit is load-eligible")
+			spend += *price
+			tu.pass("money_budget", num(*price)+" within budget ("+num(money(pl.o.spent+spend))+" of "+num(budget.Amount)+" "+pl.o.currency+" spent)")
 		}
-		pos, isSelected := selected[u.ID]
-		switch {
-		case isSelected:
-			pass("max_units", "position "+strconv.Itoa(pos+1)+" within cap of "+maxUnits)
-		case !wasSkipped:
-			fail("max_units", "position "+strconv.Itoa(len(p.Selected)+1)+" exceeds cap of "+maxUnits)
-			t.Units = append(t.Units, tu)
-			continue
-		default:
-			pass("max_units", "within cap of "+maxUnits)
-		}
-		if o.budget == nil {
-			pass("money_budget", "no budget ceiling set")
-		} else if wasSkipped && !strings.HasPrefix(reason, "over context budget") {
-			fail("money_budget", reason)
-			t.Units = append(t.Units, tu)
-			continue
+		if ceiling == nil {
+			tu.pass("context_budget", "no context budget set")
+		} else if !u.LoadEligible {
+			tu.pass("context_budget", "not load-eligible")
 		} else {
-			pass("money_budget", "within budget ceiling")
+			tokens, _, measured := pl.size(u.ID)
+			switch {
+			case !measured && pl.o.strict:
+				tu.fail("context_budget", "size undeclared — excluded under strict")
+				continue
+			case !measured:
+				tu.pass("context_budget", "unmeasured (admitted, projection is a lower bound)")
+			case usedTokens+tokens > *ceiling+1e-9:
+				tu.fail("context_budget", tok(tokens)+" tokens would exceed remaining "+tok(*ceiling-usedTokens)+" of "+tok(*ceiling))
+				continue
+			default:
+				usedTokens += tokens
+				tu.pass("context_budget", tok(tokens)+" tokens ("+tok(usedTokens)+" of "+tok(*ceiling)+" used)")
+			}
 		}
-		if o.contextBudget == nil {
-			pass("context_budget", "no context budget set")
-		} else if wasSkipped {
-			fail("context_budget", reason)
-			t.Units = append(t.Units, tu)
-			continue
-		} else {
-			pass("context_budget", "within context budget")
-		}
-		tu.Outcome = "selected"
-		tu.RejectedBy = ""
+		accepted++
+		tu.Outcome, tu.RejectedBy = "selected", ""
 		tokens, approximate, measured := pl.size(u.ID)
 		switch {
 		case !measured:
@@ -134,29 +220,17 @@ func PlanTrace(task string, m Manifest, opts Options) Trace {
 		default:
 			tu.Tokens = &TraceTokens{Value: &tokens, Source: "declared"}
 		}
-		t.Units = append(t.Units, tu)
-	}
-	return t
-}
-
-// candidatesOf is the candidate Plan makes of each unit that passes the
-// cascade (its score, reductions and eligibility), by manifest index.
-func candidatesOf(task string, m Manifest, o effective) map[int]SelectedUnit {
-	pl := newPlanner(m, o)
-	terms := appendTerms(nil, jsLower(task))
-	out := map[int]SelectedUnit{}
-	for i := range m.Units {
-		u := &pl.m.Units[i]
-		g := pl.cascade(u, terms)
-		if g.skip != "" {
-			continue
+		if price := u.Payment.PricePerRequest; u.Payment.Method == "x402" && price != nil {
+			cur := "undefined"
+			if u.Payment.Currency != nil {
+				cur = *u.Payment.Currency
+			}
+			tu.Cost = (&jsonObject{}).put("amount", *price).put("currency", cur).put("method", "x402")
 		}
-		pl.reasons = make([]string, 0, 8)
-		var s SelectedUnit
-		pl.reduce(&s, u, g.score(), g.hits.appendReasons(nil))
-		out[i] = s
+		if a := u.ActionScope; a != nil {
+			tu.ActionScope = (&jsonObject{}).put("tools", a.Tools).put("paths", a.Paths).put("capabilities", a.Capabilities)
+		}
 	}
-	return out
 }
 
 // traceCascade runs the skip gates with the detail of each, as cascade
@@ -225,38 +299,6 @@ func (pl *planner) traceCascade(u *Unit, terms []string, pass, fail func(gate, d
 	return true
 }
 
-// reductionDetail is what one reduction gate says of a candidate: the
-// reason it added (marked when it made the unit ineligible), or its pass.
-func reductionDetail(gate string, c SelectedUnit) string {
-	for _, r := range c.Reasons {
-		ineligible := " (loadEligible=false)"
-		switch {
-		case gate == "skill_eligibility" && (strings.HasPrefix(r, "kind: ") || strings.HasPrefix(r, "step '")):
-		case gate == "attestation" && r == reasonAttestation:
-		case gate == "payment" && strings.HasPrefix(r, "unaffordable: "):
-		case gate == "access" && strings.HasPrefix(r, "access '"):
-			if strings.HasPrefix(r, "access 'authenticated'") {
-				ineligible = ""
-			}
-		default:
-			continue
-		}
-		return r + ineligible
-	}
-	switch gate {
-	case "skill_eligibility":
-		return "not a governed procedure"
-	case "attestation":
-		return "no attestation required"
-	case "payment":
-		if c.Payment.Method == "x402" && c.Payment.Cost != nil {
-			return "x402 " + *c.Payment.Cost
-		}
-		return c.Payment.Method
-	}
-	return "public access"
-}
-
 // TraceJSON renders `plan --trace --json`: {task, taskTerms, asOf,
 // capabilities, plan, units, gateSummary}, then schemaVersion 1, kind
 // "trace" and a correlationId when one is given.
@@ -293,14 +335,22 @@ func TraceJSON(t Trace, e Envelope) []byte {
 			tok.putIf(u.Tokens.Value != nil, "value", u.Tokens.Value).put("source", u.Tokens.Source)
 			o.put("tokens", tok)
 		}
+		if u.Cost != nil {
+			o.put("cost", u.Cost)
+		}
+		if u.ActionScope != nil {
+			o.put("action_scope", u.ActionScope)
+		}
 		units[i] = o
 	}
 	root.put("units", units)
 	summary := []any{}
 	for _, g := range TraceGates {
-		if c := counts[g]; c != nil {
-			summary = append(summary, (&jsonObject{}).put("gate", g).put("passed", c.passed).put("failed", c.failed))
+		c := counts[g]
+		if c == nil {
+			c = &count{}
 		}
+		summary = append(summary, (&jsonObject{}).put("gate", g).put("passed", c.passed).put("failed", c.failed))
 	}
 	root.put("gateSummary", summary)
 	root.put("schemaVersion", PlanSchemaVersion)

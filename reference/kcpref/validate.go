@@ -54,12 +54,15 @@ type ValidateOptions struct {
 // starts, a granted skill with no action_scope, a superseded_by naming no
 // unit, a ref without a url, and an attestation requirement no agent can
 // meet. Warnings weaken navigation: a missing project, version or
-// kcp_version, no units, units without triggers or audience, a not_for
-// written in the unit's own vocabulary, a skill without action_scope, a
-// unit expired at AsOf with no successor, and a ref not over https.
+// kcp_version, no units, units without triggers or audience, a unit
+// expired at AsOf with no successor, a not_for written in the unit's own
+// vocabulary, a skill without action_scope, an x402 method without price
+// or currency, a ref not over https or needing an identity it gives no
+// hint of, and a serving block without signing. Temporal bounds that are
+// no ISO date are errors.
 //
 // The order is kcp-agent's: the header, each unit in turn, the
-// superseded_by references, the refs, then trust.
+// superseded_by references, the refs, trust, then serving.
 func Validate(m Manifest, opts ValidateOptions) Validation {
 	v := Validation{Source: opts.Source, Project: m.Project, Findings: []Finding{}}
 	add := func(level, where, msg string) {
@@ -107,6 +110,19 @@ func Validate(m Manifest, opts ValidateOptions) Validation {
 		if len(u.Audience) == 0 {
 			add(LevelWarning, where, "no 'audience' — declare who this unit serves (e.g. [agent, human])")
 		}
+		if t := u.Temporal; t != nil {
+			for _, b := range []struct{ name, date string }{{"valid_from", t.ValidFrom}, {"valid_until", t.ValidUntil}} {
+				if b.date != "" && !isoDate.MatchString(b.date) {
+					add(LevelError, where, "temporal."+b.name+" '"+b.date+"' is not an ISO date")
+				}
+			}
+			if t.ValidFrom != "" && t.ValidUntil != "" && compareUTF16(t.ValidUntil, t.ValidFrom) < 0 {
+				add(LevelError, where, "temporal window ends ("+t.ValidUntil+") before it starts ("+t.ValidFrom+")")
+			}
+			if opts.AsOf != "" && t.ValidUntil != "" && compareUTF16(t.ValidUntil, opts.AsOf) < 0 && t.SupersededBy == "" {
+				add(LevelWarning, where, "expired "+t.ValidUntil+" with no 'superseded_by' — agents get a dead end instead of a successor")
+			}
+		}
 		vocab := vocabulary(u)
 		for _, n := range u.NotFor {
 			lower := jsLower(n)
@@ -128,12 +144,11 @@ func Validate(m Manifest, opts ValidateOptions) Validation {
 				add(LevelWarning, where, "kind: skill declares no action_scope — it authorizes nothing and can never be invoked until it declares one (fail-closed, #100)")
 			}
 		}
-		if t := u.Temporal; t != nil {
-			if t.ValidFrom != "" && t.ValidUntil != "" && compareUTF16(t.ValidUntil, t.ValidFrom) < 0 {
-				add(LevelError, where, "temporal window ends ("+t.ValidUntil+") before it starts ("+t.ValidFrom+")")
-			}
-			if opts.AsOf != "" && t.ValidUntil != "" && compareUTF16(t.ValidUntil, opts.AsOf) < 0 && t.SupersededBy == "" {
-				add(LevelWarning, where, "expired "+t.ValidUntil+" with no 'superseded_by' — agents get a dead end instead of a successor")
+		if u.Payment != nil {
+			for _, pm := range u.Payment.Methods {
+				if pm.Type == "x402" && (pm.PricePerRequest == nil || pm.Currency == nil) {
+					add(LevelWarning, where, "x402 payment method should declare 'price_per_request' and 'currency'")
+				}
 			}
 		}
 	}
@@ -155,9 +170,15 @@ func Validate(m Manifest, opts ValidateOptions) Validation {
 		case !strings.HasPrefix(r.URL, "https://"):
 			add(LevelWarning, where, "url is not https — agents should fetch federation over TLS")
 		}
+		if ai := r.AgentIdentity; ai != nil && isTrue(ai.Required) && ai.CredentialHint == "" {
+			add(LevelWarning, where, "agent_identity.required without 'credential_hint' — agents cannot plan credential acquisition")
+		}
 	}
 	if t := m.Trust; t != nil && isTrue(t.RequireAttestation) && len(t.TrustedProviders) == 0 {
 		add(LevelError, "manifest", "require_attestation with no trusted_providers — no agent can ever qualify (permanently fail-closed)")
+	}
+	if m.Serving != nil && m.Signing == nil {
+		add(LevelWarning, "manifest", "serving block declared without a signing block — an unsigned binding can be stripped or altered by a re-hoster (§3.12 recommends signing)")
 	}
 	v.OK = !slices.ContainsFunc(v.Findings, func(f Finding) bool { return f.Level == LevelError })
 	return v
@@ -191,6 +212,9 @@ func vocabulary(u Unit) []string {
 	slices.Sort(terms)
 	return slices.Compact(terms)
 }
+
+// isoDate is a temporal bound that starts with YYYY-MM-DD.
+var isoDate = regexp.MustCompile(`^[0-9]{4}-[0-9]{2}-[0-9]{2}`)
 
 // urlLike is a path that starts with a URI scheme (C: included).
 var urlLike = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
