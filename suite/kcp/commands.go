@@ -89,3 +89,26 @@ func compileCommand(schemas *schema.Set, raw []byte, file, stem string) (engine.
 			Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}},
 	}, nil
 }
+
+// Derived rebuilds what a cli step's result holds besides the command's
+// output: the standard output read as JSON (when the step asks for it),
+// so a transcript keeps the output once and a replay judges what the run
+// judged.
+func Derived(ex engine.Exchange) map[string]any {
+	if ex.Name != "cli" || ex.Outcome == nil || ex.Params["json"] != true {
+		return nil
+	}
+	r, ok := engine.Normalize(ex.Outcome.Result).(map[string]any)
+	if !ok {
+		return nil
+	}
+	lines, _ := r["stdout"].([]any)
+	var b strings.Builder
+	for _, l := range lines {
+		if s, _ := l.(string); s != NoNewline {
+			b.WriteString(s)
+			b.WriteByte('\n')
+		}
+	}
+	return map[string]any{"json": engine.Normalize(parsedJSON(b.String()))}
+}

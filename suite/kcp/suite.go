@@ -19,6 +19,7 @@ var Suite = runner.Suite{
 	Schemas:       "vectors/schema",
 	Register:      kcpsteps.Register,
 	CompileVector: CompileVector,
+	Vocabulary:    engine.Vocabulary{Derived: Derived},
 }
 
 // Profiles every planner is checked against: the planner, the confidence
