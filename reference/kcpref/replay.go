@@ -61,6 +61,34 @@ func IsPlanArtifact(v any) bool {
 	return manifest && selected
 }
 
+// TreePlans are the saved plans of an artifact: the plan itself, or every
+// plan of a --follow tree in walk order (nodes that could not be read have
+// none); nil when the artifact is neither.
+func TreePlans(v any) []map[string]any {
+	if IsPlanArtifact(v) {
+		return []map[string]any{v.(map[string]any)}
+	}
+	o, ok := v.(map[string]any)
+	if _, children := o["children"].([]any); !ok || !children || !IsPlanArtifact(o["plan"]) {
+		return nil
+	}
+	var plans []map[string]any
+	var walk func(n map[string]any)
+	walk = func(n map[string]any) {
+		if IsPlanArtifact(n["plan"]) {
+			plans = append(plans, n["plan"].(map[string]any))
+		}
+		children, _ := n["children"].([]any)
+		for _, c := range children {
+			if cn, ok := c.(map[string]any); ok {
+				walk(cn)
+			}
+		}
+	}
+	walk(o)
+	return plans
+}
+
 // SavedSource is the manifest source and project a saved plan names.
 func SavedSource(saved map[string]any) (source, project string) {
 	m, _ := saved["manifest"].(map[string]any)

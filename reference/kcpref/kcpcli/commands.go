@@ -157,20 +157,15 @@ func (c CLI) Replay(args []string) int {
 	if !ok {
 		return kcpref.ExitFailure
 	}
-	if !kcpref.IsPlanArtifact(doc) {
-		return c.fail(kcpref.ExitFailure, "kcp-agent: unrecognized artifact — expected the JSON output of `plan --json` (a plan; the Go reference does not replay --follow trees or grounded answers)")
+	plans := kcpref.TreePlans(doc)
+	if plans == nil {
+		return c.fail(kcpref.ExitFailure, "kcp-agent: unrecognized artifact — expected the JSON output of `plan --json` (a plan or a --follow tree; the Go reference does not replay grounded answers)")
 	}
-	saved := doc.(map[string]any)
-	source, project := kcpref.SavedSource(saved)
-	var check kcpref.ReplayCheck
-	if m, raw, bad := readManifest(source); bad != nil {
-		check = kcpref.ReplayCheck{Source: source, Project: project, Status: kcpref.ReplayError, Detail: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")}
-	} else {
-		m.Source = source
-		sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
-		check = kcpref.ReplayPlan(saved, m, sig, c.Faults)
+	var checks []kcpref.ReplayCheck
+	for _, saved := range plans {
+		checks = append(checks, c.replayOne(saved))
 	}
-	r := kcpref.Replay{Artifact: artifact, Checks: []kcpref.ReplayCheck{check}}
+	r := kcpref.Replay{Artifact: artifact, Checks: checks}
 	if a.json {
 		c.Stdout.Write(kcpref.ReplayJSON(r))
 		return r.ExitCode()
@@ -189,6 +184,18 @@ func (c CLI) Replay(args []string) int {
 		fmt.Fprint(c.Stdout, "\n✗ drift detected — the saved artifact no longer matches the world\n\n")
 	}
 	return r.ExitCode()
+}
+
+// replayOne replays one saved plan against its manifest as it is now.
+func (c CLI) replayOne(saved map[string]any) kcpref.ReplayCheck {
+	source, project := kcpref.SavedSource(saved)
+	m, raw, bad := readManifest(source)
+	if bad != nil {
+		return kcpref.ReplayCheck{Source: source, Project: project, Status: kcpref.ReplayError, Detail: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")}
+	}
+	m.Source = source
+	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	return kcpref.ReplayPlan(saved, m, sig, c.Faults)
 }
 
 // Diff is `diff <a.json> <b.json>`: what changed between two saved plans;
@@ -287,5 +294,77 @@ func (c CLI) trace(inv kcpref.PlanInvocation, m kcpref.Manifest) int {
 			fmt.Fprintf(c.Stdout, "    %s %-17s %s\n", mark, g.Gate, g.Detail)
 		}
 	}
+	return kcpref.ExitOK
+}
+
+// follow is `plan --follow`: it plans the manifest, then walks its
+// selected federation refs depth first, each a local file relative to the
+// manifest that names it, up to MaxDepth hops and MaxNodes manifests,
+// never one twice, and prints the tree. A remote ref is a node that could
+// not be fetched: the Go reference reads no network. Each manifest is
+// planned with the same options (a money budget is not shared across the
+// walk, as kcp-agent shares it).
+func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) int {
+	visited := map[string]bool{filepath.Clean(m.Source): true}
+	nodes := 1
+	var node func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode
+	node = func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode {
+		sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+		p := kcpref.Plan(inv.Task, m, inv.Options)
+		n := kcpref.TreeNode{Location: loc, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{}, Signature: &sig, Plan: &p}
+		for _, f := range p.Federation {
+			skip := func(reason string) {
+				n.NotFollowed = append(n.NotFollowed, kcpref.NotFollowed{ID: f.ID, URL: f.URL, Reason: reason})
+			}
+			child := f.URL
+			if !strings.Contains(child, "://") {
+				child = filepath.Join(filepath.Dir(loc), filepath.FromSlash(f.URL))
+			}
+			switch {
+			case !f.Selected:
+				skip(f.Reason)
+			case depth >= inv.MaxDepth:
+				skip(kcpref.BeyondMaxDepth(inv.MaxDepth))
+			case visited[filepath.Clean(child)]:
+				skip(kcpref.AlreadyVisited)
+			case nodes >= inv.MaxNodes:
+				skip(kcpref.BeyondMaxNodes(inv.MaxNodes))
+			default:
+				visited[filepath.Clean(child)] = true
+				nodes++
+				cm, craw, bad := readManifest(child)
+				if bad != nil {
+					n.Children = append(n.Children, kcpref.TreeNode{RefID: f.ID, Location: child, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{},
+						Error: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")})
+					continue
+				}
+				cn := node(cm.Source, cm, craw, depth+1)
+				cn.RefID = f.ID
+				n.Children = append(n.Children, cn)
+			}
+		}
+		return n
+	}
+	root := node(m.Source, m, raw, 0)
+	if inv.JSON {
+		c.Stdout.Write(kcpref.TreeJSON(root, kcpref.Envelope{CorrelationID: inv.CorrelationID}))
+		return kcpref.ExitOK
+	}
+	var print func(n kcpref.TreeNode, indent string)
+	print = func(n kcpref.TreeNode, indent string) {
+		switch {
+		case n.Error != "":
+			fmt.Fprintf(c.Stdout, "%s%s: %s\n", indent, n.Location, n.Error)
+		default:
+			fmt.Fprintf(c.Stdout, "%s%s: %d selected, %d skipped\n", indent, n.Location, len(n.Plan.Selected), len(n.Plan.Skipped))
+		}
+		for _, f := range n.NotFollowed {
+			fmt.Fprintf(c.Stdout, "%s  · %s not followed: %s\n", indent, f.ID, f.Reason)
+		}
+		for _, ch := range n.Children {
+			print(ch, indent+"  ")
+		}
+	}
+	print(root, "")
 	return kcpref.ExitOK
 }

@@ -182,6 +182,9 @@ func (c CLI) Plan(args []string) int {
 	if inv.Trace {
 		return c.trace(inv, m)
 	}
+	if inv.Follow {
+		return c.follow(inv, m, raw)
+	}
 	p := kcpref.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
 		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
