@@ -292,7 +292,7 @@ func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	ended = cmd.Run()
-	res = kcp.CLIResult{Stdout: kcp.UnplaceManifest(stdout.String(), manifest), Stderr: kcp.UnplaceManifest(stderr.String(), manifest)}
+	res = kcp.CLIResult{Stdout: kcp.Unplace(stdout.String(), dir, manifest), Stderr: kcp.Unplace(stderr.String(), dir, manifest)}
 	return res, ended, nil
 }
 

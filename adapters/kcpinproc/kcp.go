@@ -61,7 +61,7 @@ func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 	var stdout, stderr bytes.Buffer
 	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
 	code := cli.Main(args)
-	return kcp.CLIResult{Exit: code, Stdout: kcp.UnplaceManifest(stdout.String(), file), Stderr: kcp.UnplaceManifest(stderr.String(), file)}, nil
+	return kcp.CLIResult{Exit: code, Stdout: kcp.Unplace(stdout.String(), dir, file), Stderr: kcp.Unplace(stderr.String(), dir, file)}, nil
 }
 
 // Assess runs the confidence gate, with the vector's fixed evaluator result

@@ -28,6 +28,12 @@ type PlanInvocation struct {
 	JSON          bool   // --json
 	Help          bool   // --help or -h
 	CorrelationID string // --correlation-id
+	Trace         bool   // --trace: the decision trace (PlanTrace)
+	// Follow (--follow, or --max-depth) walks the selected federation refs
+	// that are local files, MaxDepth hops deep (1) and MaxNodes manifests
+	// in all (64).
+	Follow             bool
+	MaxDepth, MaxNodes int
 	// Options maps the planner flags. AsOf stays "" without --as-of
 	// (AsOfGiven false); the caller fills it from its clock with
 	// DefaultAsOf.
@@ -61,26 +67,30 @@ func (e *UsageError) ExitCode() int { return ExitUsage }
 //	--context-budget <n>    none (NaN is dropped)
 //	--json                  machine-readable plan (PlanJSON)
 //	--correlation-id <id>   echoed in the JSON envelope
+//	--trace                 the per-unit gate cascade (PlanTrace, TraceJSON)
+//	--follow                walk the selected local federation refs (TreeJSON)
+//	--max-depth <n>         hops to follow, 1 (implies --follow)
+//	--max-nodes <n>         manifests read in all, 64
 //	--help, -h              usage, exit 0
 func planValueFlag(name string) bool {
 	switch name {
 	case "task", "manifest", "env", "as-of", "max-units", "role", "methods", "credentials", "attest",
-		"budget", "currency", "context-budget", "correlation-id":
+		"budget", "currency", "context-budget", "correlation-id", "max-depth", "max-nodes":
 		return true
 	}
 	return false
 }
 
 func planBoolFlag(name string) bool {
-	return name == "strict" || name == "json" || name == "help"
+	return name == "strict" || name == "json" || name == "help" || name == "trace" || name == "follow"
 }
 
 // unsupportedPlanFlag reports kcp-agent flags that need the network,
-// signatures or a trace, which this package does not implement.
+// signatures or episodic memory, which this package does not implement.
 func unsupportedPlanFlag(name string) bool {
 	switch name {
-	case "follow", "max-depth", "max-nodes", "allow-private-hosts", "no-verify",
-		"require-signature", "trust-key", "trace", "memory":
+	case "allow-private-hosts", "no-verify",
+		"require-signature", "trust-key", "memory":
 		return true
 	}
 	return false
@@ -110,7 +120,7 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 		name := arg[2:]
 		switch {
 		case unsupportedPlanFlag(name):
-			return inv, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference plans a single local manifest)", name)}
+			return inv, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference does not implement it)", name)}
 		case planBoolFlag(name):
 			values[name] = "true"
 		case planValueFlag(name):
@@ -126,6 +136,16 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	}
 	inv.Help = inv.Help || values["help"] == "true"
 	inv.JSON = values["json"] == "true"
+	inv.Trace = values["trace"] == "true"
+	inv.MaxDepth, inv.MaxNodes = 1, 64
+	if s, ok := values["max-depth"]; ok {
+		inv.Follow = true
+		inv.MaxDepth = int(jsNumberFromString(s))
+	}
+	if s, ok := values["max-nodes"]; ok {
+		inv.MaxNodes = int(jsNumberFromString(s))
+	}
+	inv.Follow = inv.Follow || values["follow"] == "true"
 	inv.Manifest = values["manifest"]
 	inv.CorrelationID = values["correlation-id"]
 	inv.Task = strings.Join(positionals, " ")

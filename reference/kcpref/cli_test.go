@@ -19,6 +19,7 @@ func TestParsePlanArgs(t *testing.T) {
 	}
 	want := PlanInvocation{
 		Task: "sovereign compute award", Manifest: "m.yaml", JSON: true, CorrelationID: "c1", AsOfGiven: true,
+		MaxDepth: 1, MaxNodes: 64,
 		Options: Options{
 			Env: Str("prod"), AsOf: "2026-07-06", MaxUnits: ptr(3.0), Strict: true,
 			Budget: &Budget{Amount: 0.25, Currency: Str("EURC")}, ContextBudget: ptr(3000.0),
@@ -55,6 +56,25 @@ func TestParsePlanArgsDefaultsAndQuirks(t *testing.T) {
 	}
 }
 
+// TestParsePlanArgsFollow: --max-depth implies --follow; the defaults are
+// one hop and 64 manifests.
+func TestParsePlanArgsFollow(t *testing.T) {
+	for _, tt := range []struct {
+		args             []string
+		follow           bool
+		maxDepth, maxNod int
+	}{
+		{[]string{"--task", "t", "--manifest", "m"}, false, 1, 64},
+		{[]string{"--task", "t", "--manifest", "m", "--follow"}, true, 1, 64},
+		{[]string{"--task", "t", "--manifest", "m", "--max-depth", "3", "--max-nodes", "2"}, true, 3, 2},
+	} {
+		inv, err := ParsePlanArgs(tt.args)
+		if err != nil || inv.Follow != tt.follow || inv.MaxDepth != tt.maxDepth || inv.MaxNodes != tt.maxNod {
+			t.Errorf("%q: %+v %v", tt.args, inv, err)
+		}
+	}
+}
+
 func TestParsePlanArgsErrors(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -66,7 +86,7 @@ func TestParsePlanArgsErrors(t *testing.T) {
 		{[]string{"--task", "t", "--manifest", "m", "--x"}, "Unknown option: --x"},
 		{[]string{"--task", "t", "--manifest=m"}, "Unknown option: --manifest=m"},
 		{[]string{"--manifest", "m", "--task"}, "Missing task."}, // a flag at the end has no value
-		{[]string{"--task", "t", "--manifest", "m", "--follow"}, "Unsupported option: --follow (the Go reference plans a single local manifest)"},
+		{[]string{"--task", "t", "--manifest", "m", "--no-verify"}, "Unsupported option: --no-verify (the Go reference does not implement it)"},
 	}
 	for _, tt := range tests {
 		_, err := ParsePlanArgs(tt.args)

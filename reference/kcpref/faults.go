@@ -43,6 +43,11 @@ const (
 
 	// A fault of the MCP surface, which only the mcp checks catch.
 	FaultDriftStubbed Fault = "drift-stubbed" // kcp_load stubs a known unit whose bytes drifted
+
+	// Faults of the other commands (kcpcli): only the command vectors
+	// catch them.
+	FaultReplayDriftIgnored Fault = "replay-drift-ignored" // replay reports identical whatever drifted
+	FaultValidateExitsZero  Fault = "validate-exits-zero"  // validate exits 0 on a manifest with errors
 )
 
 // Faults lists every planted fault.
@@ -54,7 +59,7 @@ var Faults = []Fault{
 	FaultAuthenticatedReasonDropped, FaultNoteReworded, FaultShortTermsKept, FaultValidFromExclusive,
 	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
 	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
-	FaultSelfReportOneDivided, FaultDriftStubbed,
+	FaultSelfReportOneDivided, FaultDriftStubbed, FaultReplayDriftIgnored, FaultValidateExitsZero,
 }
 
 // hasFault reports whether f is among faults.
@@ -85,3 +90,7 @@ func reverseTies(store []SelectedUnit, order []int32) {
 		i = j
 	}
 }
+
+// HasFault reports whether f is among faults (for the command line, which
+// plants the faults of its own commands).
+func HasFault(faults []Fault, f Fault) bool { return hasFault(faults, f) }

@@ -37,4 +37,6 @@ var CaughtBy = map[Fault][]string{
 	FaultDriftStubbed:               {"KCP-mcp-dedup"},
 	FaultEscalationAllFire:          {"KCP-4.3a"},
 	FaultSelfReportOneDivided:       {"KCP-confidence-gate"},
+	FaultReplayDriftIgnored:         {"KCP-cmd-replay"},
+	FaultValidateExitsZero:          {"KCP-cmd-validate"},
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"strings"
 	"unicode/utf16"
 )
@@ -159,47 +160,14 @@ func ValidationReportJSON(v Validation) []byte {
 	return []byte(strings.TrimSuffix(string(ValidationJSON(v)), "\n"))
 }
 
-// ReplayCheck is kcp_replay's verdict on one manifest of an artifact.
-type ReplayCheck struct {
-	Source, Project string
-	Identical       bool
-	Detail          string
-	// Fields are the plan's members that differ on re-planning (sorted);
-	// nil when none was compared.
-	Fields []string
-}
+func isRemotePath(p string) bool { return strings.Contains(p, "://") }
 
-// ReplayJSON renders kcp_replay's answer: the artifact's name, a check
-// per manifest and ok (every one identical).
-func ReplayJSON(artifact string, checks []ReplayCheck) []byte {
-	list := make([]any, len(checks))
-	ok := true
-	for i, c := range checks {
-		status := "identical"
-		if !c.Identical {
-			status, ok = "drifted", false
-		}
-		list[i] = (&jsonObject{}).put("source", c.Source).put("project", c.Project).put("status", status).put("detail", c.Detail).
-			putIf(c.Fields != nil, "fields", c.Fields)
+// isSafePath accepts relative paths that stay inside the manifest
+// directory.
+func isSafePath(p string) bool {
+	if strings.HasPrefix(p, "/") || strings.HasPrefix(p, `\`) || (len(p) > 1 && p[1] == ':') {
+		return false
 	}
-	return renderCompact((&jsonObject{}).put("artifact", artifact).put("checks", list).put("ok", ok))
-}
-
-// ReplayDetail says what a replay found: the manifest's bytes changed
-// (both sha256 prefixes), the plan reproduced from the echoed inputs, or
-// the members of the plan that differ (fields).
-func ReplayDetail(savedSHA, nowSHA string, p AgentPlan, fields []string) string {
-	short := func(s string) string {
-		if len(s) > 12 {
-			return s[:12]
-		}
-		return s
-	}
-	switch {
-	case savedSHA != nowSHA:
-		return fmt.Sprintf("manifest bytes changed: sha256 %s… ≠ saved %s…", short(nowSHA), short(savedSHA))
-	case len(fields) == 0:
-		return fmt.Sprintf("%d selected, %d skipped — plan reproduced byte-identically, manifest sha256 matches", len(p.Selected), len(p.Skipped))
-	}
-	return "plan differs in: " + strings.Join(fields, ", ")
+	clean := path.Clean(strings.ReplaceAll(p, `\`, "/"))
+	return clean != ".." && !strings.HasPrefix(clean, "../")
 }

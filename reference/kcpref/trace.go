@@ -1,348 +1,371 @@
 package kcpref
 
 import (
-	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
 
-// The gates of a decision trace, in the order a unit meets them.
-var traceGates = []string{"audience", "not_for", "temporal", "deprecated", "supersession", "relevance",
+// TraceGates are the gates of the decision trace, in cascade order: the
+// skip gates, the reductions, then the walk's caps.
+var TraceGates = []string{"audience", "not_for", "temporal", "deprecated", "supersession", "relevance",
 	"skill_eligibility", "attestation", "payment", "access", "strict", "max_units", "money_budget", "context_budget"}
 
-// traceGate is one gate's verdict on a unit.
-type traceGate struct {
-	gate   string
-	passed bool
-	detail string
+// GateStep is one gate a unit went through.
+type GateStep struct {
+	Gate   string
+	Passed bool
+	Detail string
 }
 
-// TraceJSON renders kcp_trace's answer, as kcp-agent 0.27.0 gives it: the
-// task, its terms, asOf, the capabilities and the plan p (planned from
-// task, m and opts), then every manifest unit in manifest order with the
-// gates it went through up to the first that refused it, and a count
-// per gate. As kcp-agent's trace does, each unit's gates are judged on
-// the unit itself (its own size, even where ids repeat), while its
-// outcome is whether the plan selected a unit of that id.
-func TraceJSON(p AgentPlan, m Manifest, opts Options) []byte {
+// TracedUnit is one manifest unit's way through the gates.
+type TracedUnit struct {
+	ID, Path, Intent string
+	Outcome          string // "selected" or "skipped"
+	Gates            []GateStep
+	RejectedBy       string // the failing gate of a skipped unit
+	Score            *int   // a unit that reached the reductions
+	Tokens           *TraceTokens
+	// Cost and ActionScope are a selected unit's price (x402) and
+	// action_scope, as the trace prints them; nil when it has none.
+	Cost, ActionScope *jsonObject
+}
+
+// TraceTokens is a selected unit's size: declared (size_tokens),
+// estimated (bytes/4) or unmeasured (no value).
+type TraceTokens struct {
+	Value  *float64
+	Source string
+}
+
+// Trace is `plan --trace`: the plan and every unit's gate cascade.
+type Trace struct {
+	Plan  AgentPlan
+	Units []TracedUnit
+}
+
+// PlanTrace plans and explains the plan unit by unit, as `kcp-agent plan
+// --trace` does: every unit's way through the skip gates, the reductions
+// (skill eligibility, attestation, payment, access), strict mode, and the
+// greedy walk under maxUnits and the money and context ceilings. The plan
+// is Plan's; the trace follows the same decisions with their details.
+func PlanTrace(task string, m Manifest, opts Options) Trace {
+	p := Plan(task, m, opts)
 	o := resolveOptions(opts)
-	// Every survivor of the cascade, reduced and sorted: the plan without
-	// a cap, ceilings or strictness.
-	free := opts
-	free.MaxUnits, free.Budget, free.ContextBudget, free.Strict = ptrFloat(math.Inf(1)), nil, nil, false
-	all := Plan(p.Task, m, free)
-	survivor := map[*Unit]*SelectedUnit{}
-	used := map[int]bool{}
+	o.faults = nil // the trace explains the honest cascade
+	pl := newPlanner(m, o)
+	t := Trace{Plan: p, Units: make([]TracedUnit, len(m.Units))}
+	// Survivors of the cascade and the reductions, as Plan makes them.
+	var store []SelectedUnit
+	var unitOf []int // store index -> manifest index
 	for i := range m.Units {
-		u := &m.Units[i]
-		for j := range all.Selected {
-			s := &all.Selected[j]
-			if !used[j] && s.ID == u.ID && s.Path == u.Path && s.Intent == u.Intent {
-				used[j] = true
-				survivor[u] = s
-				break
-			}
+		u := &pl.m.Units[i]
+		tu := &t.Units[i]
+		*tu = TracedUnit{ID: u.ID, Path: u.Path, Intent: u.Intent, Outcome: "skipped"}
+		if !pl.traceCascade(u, p.TaskTerms, tu.pass, tu.fail) {
+			continue
 		}
-	}
-	unitOf := map[*SelectedUnit]*Unit{}
-	for u, s := range survivor {
-		unitOf[s] = u
-	}
-	w := traceWalk(all.Selected, unitOf, o)
-	selectedIDs := map[string]bool{}
-	for _, s := range p.Selected {
-		selectedIDs[s.ID] = true
-	}
-	cascade := all.Skipped
-	skipReason := map[*Unit]string{}
-	ci := 0
-	for i := range m.Units {
-		u := &m.Units[i]
-		if survivor[u] == nil && ci < len(cascade) {
-			skipReason[u] = cascade[ci].Reason
-			ci++
+		var c SelectedUnit
+		g := pl.cascade(u, p.TaskTerms)
+		pl.reduce(&c, u, g.score(), g.hits.appendReasons(nil))
+		score := c.Score
+		tu.Score = &score
+		if !pl.traceReductions(u, c, tu) {
+			continue
 		}
-	}
-	passed := make([]int, len(traceGates))
-	failed := make([]int, len(traceGates))
-	units := []any{}
-	for i := range m.Units {
-		u := &m.Units[i]
-		s := survivor[u]
-		var gates []traceGate
-		if s == nil {
-			gates = cascadeTrace(u, o, skipReason[u], nil)
-		} else {
-			gates = cascadeTrace(u, o, "", s)
-			gates = append(gates, reductionTrace(u, s, o)...)
-			if gates[len(gates)-1].passed {
-				gates = append(gates, w[s]...)
-			}
-		}
-		obj := (&jsonObject{}).put("id", u.ID).put("path", u.Path).put("intent", u.Intent)
-		outcome := "skipped"
-		if selectedIDs[u.ID] {
-			outcome = "selected"
-		}
-		obj.put("outcome", outcome)
-		list := make([]any, len(gates))
-		rejected := ""
-		for k, g := range gates {
-			list[k] = (&jsonObject{}).put("gate", g.gate).put("passed", g.passed).put("detail", g.detail)
-			if g.passed {
-				passed[k]++
-			} else {
-				failed[k]++
-				if rejected == "" {
-					rejected = g.gate
-				}
-			}
-		}
-		obj.put("gates", list)
-		obj.putIf(rejected != "", "rejectedBy", rejected)
-		if s != nil {
-			obj.put("score", s.Score)
-		}
-		if outcome == "selected" {
-			obj.put("tokens", traceTokens(u))
-			if s != nil && s.Payment.PricePerRequest != nil {
-				cost := (&jsonObject{}).put("amount", *s.Payment.PricePerRequest)
-				cost.put("currency", derefString(s.Payment.Currency)).put("method", s.Payment.Method)
-				obj.put("cost", cost)
-			}
-			if as := u.ActionScope; as != nil {
-				obj.put("action_scope", (&jsonObject{}).put("tools", as.Tools).put("paths", as.Paths).put("capabilities", as.Capabilities))
-			}
-		}
-		units = append(units, obj)
-	}
-	summary := make([]any, len(traceGates))
-	for k, g := range traceGates {
-		summary[k] = (&jsonObject{}).put("gate", g).put("passed", passed[k]).put("failed", failed[k])
-	}
-	caps := optionsJSON(p.Options).members[0].value
-	return renderCompact((&jsonObject{}).put("task", p.Task).put("taskTerms", orStrings(p.TaskTerms)).put("asOf", p.AsOf).
-		put("capabilities", caps).put("plan", planObject(p, false)).put("units", units).put("gateSummary", summary))
-}
-
-func ptrFloat(x float64) *float64 { return &x }
-
-func orStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
-
-// cascadeTrace is the cascade's gates for u: up to the one its skip
-// reason names, or all six with the survivor's score.
-func cascadeTrace(u *Unit, o effective, skip string, s *SelectedUnit) []traceGate {
-	t := u.Temporal
-	if t == nil {
-		t = &Temporal{}
-	}
-	pass := []string{
-		"no audience restriction", "no not_for declarations", "no temporal constraint", "not deprecated", "no supersession declared", "",
-	}
-	if len(u.Audience) > 0 {
-		pass[0] = "role '" + o.role + "' in " + jsonStringArray(u.Audience)
-	}
-	if len(u.NotFor) > 0 {
-		pass[1] = "task terms do not match " + jsonStringArray(u.NotFor)
-	}
-	if u.Temporal != nil {
-		pass[2] = "active as-of " + o.asOf
-	}
-	if t.SupersededBy != "" {
-		pass[4] = "successor '" + t.SupersededBy + "' not active"
-	}
-	if s != nil {
-		var hits []string
-		for _, r := range s.Reasons {
-			if strings.HasPrefix(r, "intent matches ") || strings.HasPrefix(r, "triggers match ") || strings.HasPrefix(r, "id/path matches ") {
-				hits = append(hits, r)
-			}
-		}
-		pass[5] = "score " + strconv.Itoa(s.Score) + ": " + strings.Join(hits, "; ")
-	}
-	failing := len(pass)
-	if s == nil {
-		failing = cascadeGate(skip)
-	}
-	var gates []traceGate
-	for k := range pass {
-		if k == failing {
-			return append(gates, traceGate{traceGates[k], false, skip})
-		}
-		gates = append(gates, traceGate{traceGates[k], true, pass[k]})
-	}
-	return gates
-}
-
-// cascadeGate is the index of the cascade gate a skip reason comes from.
-func cascadeGate(reason string) int {
-	switch {
-	case strings.HasPrefix(reason, "audience "):
-		return 0
-	case strings.HasPrefix(reason, "not_for "):
-		return 1
-	case strings.HasPrefix(reason, "not active until "), strings.HasPrefix(reason, "expired "):
-		return 2
-	case reason == reasonDeprecated:
-		return 3
-	case strings.HasPrefix(reason, "superseded by "):
-		return 4
-	}
-	return 5
-}
-
-// reductionTrace is the eligibility gates for a survivor, from its
-// reasons: skill eligibility, attestation, payment, access and strict.
-func reductionTrace(u *Unit, s *SelectedUnit, o effective) []traceGate {
-	const off = " (loadEligible=false)"
-	var skill, attest, access []string
-	for _, r := range s.Reasons {
 		switch {
-		case strings.HasPrefix(r, "kind: "), strings.HasPrefix(r, "step '"):
-			skill = append(skill, r)
-		case r == reasonAttestation:
-			attest = append(attest, r)
-		case strings.HasPrefix(r, "access '"), strings.HasPrefix(r, "hint: "):
-			access = append(access, r)
+		case !o.strict:
+			tu.pass("strict", "non-strict mode")
+		case c.LoadEligible:
+			tu.pass("strict", "load-eligible under strict mode")
+		default:
+			tu.fail("strict", "not load-eligible under strict mode")
+			continue
 		}
+		store = append(store, c)
+		unitOf = append(unitOf, i)
 	}
-	var gates []traceGate
-	switch {
-	case len(skill) > 0 && o.strict:
-		return append(gates, traceGate{"skill_eligibility", false, skill[0]})
-	case len(skill) > 0:
-		gates = append(gates, traceGate{"skill_eligibility", true, skill[0] + off})
-	case u.Kind == "skill" || u.Kind == "playbook":
-		gates = append(gates, traceGate{"skill_eligibility", true, "kind: " + u.Kind + " with explicit eligibility grant"})
-	default:
-		gates = append(gates, traceGate{"skill_eligibility", true, "not a governed procedure"})
+	order := make([]int32, len(store))
+	for i := range order {
+		order[i] = int32(i)
 	}
-	switch {
-	case len(attest) > 0:
-		gates = append(gates, traceGate{"attestation", true, attest[0] + off})
-	case u.Access == "restricted" && o.attest != nil && *o.attest != "":
-		gates = append(gates, traceGate{"attestation", true, "agent can present required attestation"})
-	default:
-		gates = append(gates, traceGate{"attestation", true, "no attestation required"})
-	}
-	pay := s.Payment
-	switch {
-	case !pay.Affordable:
-		gates = append(gates, traceGate{"payment", true, "unaffordable: " + pay.Method + off})
-	case pay.Method == "free":
-		gates = append(gates, traceGate{"payment", true, "free"})
-	default:
-		gates = append(gates, traceGate{"payment", true, pay.Method + ": " + jsTemplate(pay.Cost)})
-	}
-	switch {
-	case len(o.credentials) > 0 && u.Access != "":
-		gates = append(gates, traceGate{"access", true, "access '" + u.Access + "' — agent has credentials"})
-	case len(access) > 0 && u.Access == "restricted":
-		gates = append(gates, traceGate{"access", true, access[0] + off})
-	case len(access) > 0:
-		gates = append(gates, traceGate{"access", true, access[0]})
-	default:
-		gates = append(gates, traceGate{"access", true, "public access"})
-	}
-	switch {
-	case !o.strict:
-		gates = append(gates, traceGate{"strict", true, "non-strict mode"})
-	case s.LoadEligible:
-		gates = append(gates, traceGate{"strict", true, "load-eligible under strict mode"})
-	default:
-		gates = append(gates, traceGate{"strict", false, "not load-eligible under strict mode"})
-	}
-	return gates
+	sortCandidates(store, order)
+	pl.traceWalk(store, order, func(i int32) *TracedUnit { return &t.Units[unitOf[i]] })
+	return t
 }
 
-// traceWalk walks the sorted survivors as the plan does (those strict
-// drops left out) and gives each its max_units, money_budget and
-// context_budget gates, up to the one that refused it.
-func traceWalk(sorted []SelectedUnit, unitOf map[*SelectedUnit]*Unit, o effective) map[*SelectedUnit][]traceGate {
-	out := map[*SelectedUnit][]traceGate{}
+func (tu *TracedUnit) pass(gate, detail string) {
+	tu.Gates = append(tu.Gates, GateStep{gate, true, detail})
+}
+
+func (tu *TracedUnit) fail(gate, detail string) {
+	tu.Gates = append(tu.Gates, GateStep{gate, false, detail})
+	tu.RejectedBy = gate
+}
+
+// traceReductions adds the reduction gates of candidate c. A reduction
+// that makes the unit ineligible passes with its reason marked
+// (loadEligible=false), but under strict a skill or playbook without its
+// grant is refused at skill_eligibility; it reports whether the unit
+// goes on.
+func (pl *planner) traceReductions(u *Unit, c SelectedUnit, tu *TracedUnit) bool {
+	skill := ""
+	for _, r := range c.Reasons {
+		if strings.HasPrefix(r, "kind: ") || strings.HasPrefix(r, "step '") {
+			skill = r
+			break
+		}
+	}
+	switch {
+	case skill != "" && pl.o.strict:
+		tu.fail("skill_eligibility", skill)
+		return false
+	case skill != "":
+		tu.pass("skill_eligibility", skill+" (loadEligible=false)")
+	case u.Kind == "skill" || u.Kind == "playbook":
+		tu.pass("skill_eligibility", "kind: "+u.Kind+" with explicit eligibility grant")
+	default:
+		tu.pass("skill_eligibility", "not a governed procedure")
+	}
+	switch {
+	case !pl.requiresAttestation || u.Access != "restricted":
+		tu.pass("attestation", "no attestation required")
+	case pl.agentCanAttest:
+		tu.pass("attestation", "agent can present required attestation")
+	default:
+		tu.pass("attestation", reasonAttestation+" (loadEligible=false)")
+	}
+	switch pay := c.Payment; {
+	case !pay.Affordable:
+		tu.pass("payment", "unaffordable: "+pay.Method+" (loadEligible=false)")
+	case pay.Method == "free":
+		tu.pass("payment", "free")
+	default:
+		tu.pass("payment", pay.Method+": "+jsTemplate(pay.Cost))
+	}
+	switch {
+	case len(pl.o.credentials) > 0 && u.Access != "":
+		tu.pass("access", "access '"+u.Access+"' — agent has credentials")
+	case len(pl.o.credentials) > 0 || (u.Access != "authenticated" && u.Access != "restricted"):
+		tu.pass("access", "public access")
+	case u.Access == "restricted":
+		tu.pass("access", "access 'restricted': agent holds no credentials (loadEligible=false)")
+	default:
+		tu.pass("access", "access 'authenticated': agent holds no credentials")
+	}
+	return true
+}
+
+// traceWalk is walk with the details of each step: the position under
+// maxUnits, the money ceiling, then the context ceiling; accepted units
+// are selected, with their size, cost and action scope.
+func (pl *planner) traceWalk(store []SelectedUnit, sorted []int32, unit func(int32) *TracedUnit) {
 	accepted := 0
 	var spend, usedTokens float64
-	for i := range sorted {
-		s := &sorted[i]
-		if o.strict && !s.LoadEligible {
+	budget, ceiling := pl.o.budget, pl.o.contextBudget
+	maxUnits := formatJSNumber(pl.o.maxUnits)
+	num := func(x float64) string { return string(appendJSNumber(nil, x)) }
+	tok := func(x float64) string { return string(appendTokens(nil, x)) }
+	for _, c := range sorted {
+		u, tu := &store[c], unit(c)
+		position := "position " + strconv.Itoa(accepted+1)
+		if float64(accepted) >= pl.o.maxUnits {
+			tu.fail("max_units", position+" exceeds cap of "+maxUnits)
 			continue
 		}
-		var gates []traceGate
-		pos := strconv.Itoa(accepted + 1)
-		if float64(accepted) >= o.maxUnits {
-			out[s] = append(gates, traceGate{"max_units", false, "position " + pos + " exceeds cap of " + formatJSNumber(o.maxUnits)})
+		tu.pass("max_units", position+" within cap of "+maxUnits)
+		switch price := u.Payment.PricePerRequest; {
+		case budget == nil:
+			tu.pass("money_budget", "no budget ceiling set")
+		case !u.LoadEligible || price == nil || *price <= 0:
+			tu.pass("money_budget", "free unit")
+		case u.Payment.Currency == nil || *u.Payment.Currency != pl.o.currency:
+			tu.fail("money_budget", "costs "+jsTemplate(u.Payment.Cost)+", budget is in "+pl.o.currency)
 			continue
-		}
-		gates = append(gates, traceGate{"max_units", true, "position " + pos + " within cap of " + formatJSNumber(o.maxUnits)})
-		price := s.Payment.PricePerRequest
-		switch {
-		case o.budget == nil:
-			gates = append(gates, traceGate{"money_budget", true, "no budget ceiling set"})
-		case !s.LoadEligible || price == nil || *price <= 0:
-			gates = append(gates, traceGate{"money_budget", true, "free unit"})
-		case s.Payment.Currency == nil || *s.Payment.Currency != o.currency:
-			out[s] = append(gates, traceGate{"money_budget", false, "costs " + jsTemplate(s.Payment.Cost) + ", budget is in " + o.currency})
-			continue
-		case o.spent+spend+*price > o.budget.Amount+1e-9:
-			out[s] = append(gates, traceGate{"money_budget", false, formatJSNumber(*price) + " would exceed remaining " +
-				formatJSNumber(money(o.budget.Amount-o.spent-spend)) + " of " + formatJSNumber(o.budget.Amount) + " " + o.currency})
+		case pl.o.spent+spend+*price > budget.Amount+1e-9:
+			tu.fail("money_budget", num(*price)+" would exceed remaining "+num(money(budget.Amount-pl.o.spent-spend))+" of "+num(budget.Amount)+" "+pl.o.currency)
 			continue
 		default:
 			spend += *price
-			gates = append(gates, traceGate{"money_budget", true, formatJSNumber(*price) + " within budget (" +
-				formatJSNumber(money(o.spent+spend)) + " of " + formatJSNumber(o.budget.Amount) + " " + o.currency + " spent)"})
+			tu.pass("money_budget", num(*price)+" within budget ("+num(money(pl.o.spent+spend))+" of "+num(budget.Amount)+" "+pl.o.currency+" spent)")
 		}
-		ceiling := o.contextBudget
-		tokens, measured := unitTokens(unitOf[s])
-		switch {
-		case ceiling == nil:
-			gates = append(gates, traceGate{"context_budget", true, "no context budget set"})
-		case !s.LoadEligible:
-			gates = append(gates, traceGate{"context_budget", true, "not load-eligible"})
-		case !measured && o.strict:
-			out[s] = append(gates, traceGate{"context_budget", false, "size undeclared — excluded under strict"})
-			continue
-		case !measured:
-			gates = append(gates, traceGate{"context_budget", true, "unmeasured (admitted, projection is a lower bound)"})
-		case usedTokens+tokens > *ceiling+1e-9:
-			out[s] = append(gates, traceGate{"context_budget", false, formatTokens(tokens) + " tokens would exceed remaining " +
-				formatTokens(*ceiling-usedTokens) + " of " + formatTokens(*ceiling)})
-			continue
-		default:
-			usedTokens += tokens
-			gates = append(gates, traceGate{"context_budget", true, formatTokens(tokens) + " tokens (" + formatTokens(usedTokens) + " of " + formatTokens(*ceiling) + " used)"})
+		if ceiling == nil {
+			tu.pass("context_budget", "no context budget set")
+		} else if !u.LoadEligible {
+			tu.pass("context_budget", "not load-eligible")
+		} else {
+			tokens, _, measured := pl.size(u.ID)
+			switch {
+			case !measured && pl.o.strict:
+				tu.fail("context_budget", "size undeclared — excluded under strict")
+				continue
+			case !measured:
+				tu.pass("context_budget", "unmeasured (admitted, projection is a lower bound)")
+			case usedTokens+tokens > *ceiling+1e-9:
+				tu.fail("context_budget", tok(tokens)+" tokens would exceed remaining "+tok(*ceiling-usedTokens)+" of "+tok(*ceiling))
+				continue
+			default:
+				usedTokens += tokens
+				tu.pass("context_budget", tok(tokens)+" tokens ("+tok(usedTokens)+" of "+tok(*ceiling)+" used)")
+			}
 		}
 		accepted++
-		out[s] = gates
+		tu.Outcome, tu.RejectedBy = "selected", ""
+		tokens, approximate, measured := pl.size(u.ID)
+		switch {
+		case !measured:
+			tu.Tokens = &TraceTokens{Source: "unmeasured"}
+		case approximate:
+			tu.Tokens = &TraceTokens{Value: &tokens, Source: "estimated"}
+		default:
+			tu.Tokens = &TraceTokens{Value: &tokens, Source: "declared"}
+		}
+		if price := u.Payment.PricePerRequest; u.Payment.Method == "x402" && price != nil {
+			cur := "undefined"
+			if u.Payment.Currency != nil {
+				cur = *u.Payment.Currency
+			}
+			tu.Cost = (&jsonObject{}).put("amount", *price).put("currency", cur).put("method", "x402")
+		}
+		if a := u.ActionScope; a != nil {
+			tu.ActionScope = (&jsonObject{}).put("tools", a.Tools).put("paths", a.Paths).put("capabilities", a.Capabilities)
+		}
 	}
-	return out
 }
 
-// unitTokens is a unit's own size: size_tokens, else ceil(bytes/4).
-func unitTokens(u *Unit) (float64, bool) {
+// traceCascade runs the skip gates with the detail of each, as cascade
+// decides them; it reports whether the unit passed them all.
+func (pl *planner) traceCascade(u *Unit, terms []string, pass, fail func(gate, detail string)) bool {
+	role := pl.o.role
 	switch {
-	case u == nil:
-		return 0, false
-	case u.SizeTokens != nil:
-		return *u.SizeTokens, true
-	case u.Bytes != nil:
-		return math.Ceil(*u.Bytes / 4), true
+	case len(u.Audience) == 0:
+		pass("audience", "no audience restriction")
+	case slices.Contains(u.Audience, role):
+		pass("audience", "role '"+role+"' in "+string(appendJSONStringArray(nil, u.Audience)))
+	default:
+		fail("audience", "audience "+string(appendJSONStringArray(nil, u.Audience))+" excludes role '"+role+"'")
+		return false
 	}
-	return 0, false
+	if len(u.NotFor) == 0 {
+		pass("not_for", "no not_for declarations")
+	} else {
+		for _, n := range u.NotFor {
+			lower := jsLower(n)
+			for _, t := range terms {
+				if strings.Contains(lower, t) {
+					fail("not_for", "not_for declares it does not serve '"+n+"'")
+					return false
+				}
+			}
+		}
+		pass("not_for", "task terms do not match "+string(appendJSONStringArray(nil, u.NotFor)))
+	}
+	t := u.Temporal
+	switch {
+	case t == nil:
+		pass("temporal", "no temporal constraint")
+	case t.ValidFrom != "" && compareUTF16(t.ValidFrom, pl.o.asOf) > 0:
+		fail("temporal", "not active until "+t.ValidFrom)
+		return false
+	case t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0 && t.SupersededBy != "":
+		fail("temporal", "expired "+t.ValidUntil+" (superseded by "+t.SupersededBy+")")
+		return false
+	case t.ValidUntil != "" && compareUTF16(t.ValidUntil, pl.o.asOf) < 0:
+		fail("temporal", "expired "+t.ValidUntil)
+		return false
+	default:
+		pass("temporal", "active as-of "+pl.o.asOf)
+	}
+	if isTrue(u.Deprecated) {
+		fail("deprecated", reasonDeprecated)
+		return false
+	}
+	pass("deprecated", "not deprecated")
+	if t == nil || t.SupersededBy == "" {
+		pass("supersession", "no supersession declared")
+	} else if succ, ok := pl.unitByID(t.SupersededBy); ok && !isTrue(succ.Deprecated) &&
+		pl.activeAt(succ) && (len(succ.Audience) == 0 || slices.Contains(succ.Audience, role)) {
+		fail("supersession", "superseded by "+t.SupersededBy+" (successor active)")
+		return false
+	} else {
+		pass("supersession", "successor '"+t.SupersededBy+"' not active")
+	}
+	h := countHits(u, terms)
+	if h.score() == 0 {
+		fail("relevance", reasonNotRelevant)
+		return false
+	}
+	pass("relevance", "score "+strconv.Itoa(h.score())+": "+strings.Join(h.appendReasons(nil), "; "))
+	return true
 }
 
-// traceTokens is the size a trace reports for a selected unit.
-func traceTokens(u *Unit) *jsonObject {
-	switch {
-	case u.SizeTokens != nil:
-		return (&jsonObject{}).put("value", *u.SizeTokens).put("source", "declared")
-	case u.Bytes != nil:
-		return (&jsonObject{}).put("value", math.Ceil(*u.Bytes/4)).put("source", "estimated")
+// TraceJSON renders `plan --trace --json`: {task, taskTerms, asOf,
+// capabilities, plan, units, gateSummary}, then schemaVersion 1, kind
+// "trace" and a correlationId when one is given.
+func TraceJSON(t Trace, e Envelope) []byte {
+	root := traceObject(t)
+	root.put("schemaVersion", PlanSchemaVersion)
+	root.put("kind", "trace")
+	root.putIf(e.CorrelationID != "", "correlationId", e.CorrelationID)
+	return render(root)
+}
+
+// TraceToolJSON renders the trace as the kcp_trace MCP tool answers it:
+// the document of `plan --trace --json` without the envelope.
+func TraceToolJSON(t Trace) []byte { return render(traceObject(t)) }
+
+// traceObject is the trace document: {task, taskTerms, asOf,
+// capabilities, plan, units, gateSummary}.
+func traceObject(t Trace) *jsonObject {
+	p := t.Plan
+	root := (&jsonObject{}).put("task", p.Task).put("taskTerms", p.TaskTerms).put("asOf", p.AsOf)
+	root.put("capabilities", optionsJSON(p.Options).members[0].value)
+	root.put("plan", planObject(p, false))
+	units := make([]any, len(t.Units))
+	type count struct{ passed, failed int }
+	counts := map[string]*count{}
+	for i, u := range t.Units {
+		gates := make([]any, len(u.Gates))
+		for j, g := range u.Gates {
+			gates[j] = (&jsonObject{}).put("gate", g.Gate).put("passed", g.Passed).put("detail", g.Detail)
+			c := counts[g.Gate]
+			if c == nil {
+				c = &count{}
+				counts[g.Gate] = c
+			}
+			if g.Passed {
+				c.passed++
+			} else {
+				c.failed++
+			}
+		}
+		o := (&jsonObject{}).put("id", u.ID).put("path", u.Path).put("intent", u.Intent).put("outcome", u.Outcome).put("gates", gates)
+		o.putIf(u.RejectedBy != "", "rejectedBy", u.RejectedBy)
+		if u.Score != nil {
+			o.put("score", *u.Score)
+		}
+		if u.Tokens != nil {
+			tok := &jsonObject{}
+			tok.putIf(u.Tokens.Value != nil, "value", u.Tokens.Value).put("source", u.Tokens.Source)
+			o.put("tokens", tok)
+		}
+		if u.Cost != nil {
+			o.put("cost", u.Cost)
+		}
+		if u.ActionScope != nil {
+			o.put("action_scope", u.ActionScope)
+		}
+		units[i] = o
 	}
-	return (&jsonObject{}).put("source", "unmeasured")
+	root.put("units", units)
+	summary := []any{}
+	for _, g := range TraceGates {
+		c := counts[g]
+		if c == nil {
+			c = &count{}
+		}
+		summary = append(summary, (&jsonObject{}).put("gate", g).put("passed", c.passed).put("failed", c.failed))
+	}
+	root.put("gateSummary", summary)
+	return root
 }

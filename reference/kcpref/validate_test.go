@@ -37,17 +37,28 @@ units:
 `)
 	files := fstest.MapFS{"docs/guide.md": {Data: []byte("# guide")}}
 	v := Validate(m, ValidateOptions{Source: "knowledge.yaml", AsOf: asOf, Files: files})
+	// What kcp-agent 0.27.0's validate --json says of this manifest.
 	want := []Finding{
-		{LevelError, "units[1] (guide)", "duplicate unit id 'guide' (first declared at units[0])"},
-		{LevelError, "units[1] (guide)", "path '../outside.md' is unsafe: it must be relative and stay inside the manifest directory"},
-		{LevelError, "units[2] (old)", "path 'missing.md' does not exist"},
-		{LevelWarning, "units[2] (old)", "unit declares no triggers — an agent can match it only through intent and id/path"},
-		{LevelError, "units[2] (old)", "superseded_by 'ghost' names no unit in this manifest"},
-		{LevelWarning, "units[3] (stale)", "expired 2026-01-01 and names no superseded_by successor"},
-		{LevelError, "units[4]", "unit has no id"},
-		{LevelError, "units[4]", "path '/etc/passwd' is unsafe: it must be relative and stay inside the manifest directory"},
-		{LevelError, "manifests[1] (hub)", "duplicate manifest ref id 'hub' (first declared at manifests[0])"},
-		{LevelError, "trust.agent_requirements", "require_attestation is set but trusted_providers is empty — no agent can satisfy it"},
+		{LevelWarning, "manifest", "missing 'version'"},
+		{LevelWarning, "manifest", "missing 'kcp_version' — agents cannot tell which spec revision this targets"},
+		{LevelWarning, "unit 'guide'", "no 'audience' — declare who this unit serves (e.g. [agent, human])"},
+		{LevelError, "unit 'guide'", "duplicate unit id"},
+		{LevelError, "unit 'guide'", "path must not traverse with '..'"},
+		{LevelWarning, "unit 'guide'", "no 'audience' — declare who this unit serves (e.g. [agent, human])"},
+		{LevelError, "unit 'old'", "path 'missing.md' does not exist"},
+		{LevelWarning, "unit 'old'", "no 'triggers' — unit is only findable through its intent text"},
+		{LevelWarning, "unit 'old'", "no 'audience' — declare who this unit serves (e.g. [agent, human])"},
+		{LevelError, "unit 'stale'", "path must be relative, not a URL"},
+		{LevelError, "unit 'stale'", "missing 'intent' — intent is the primary navigation signal"},
+		{LevelWarning, "unit 'stale'", "no 'audience' — declare who this unit serves (e.g. [agent, human])"},
+		{LevelWarning, "unit 'stale'", "expired 2026-01-01 with no 'superseded_by' — agents get a dead end instead of a successor"},
+		{LevelError, "unit '(no id)'", "missing 'id'"},
+		{LevelError, "unit '(no id)'", "path must be relative, not absolute"},
+		{LevelError, "unit '(no id)'", "missing 'intent' — intent is the primary navigation signal"},
+		{LevelWarning, "unit '(no id)'", "no 'audience' — declare who this unit serves (e.g. [agent, human])"},
+		{LevelError, "unit 'old'", "temporal.superseded_by references unknown unit 'ghost'"},
+		{LevelError, "manifest ref 'hub'", "duplicate manifest ref id"},
+		{LevelError, "manifest", "require_attestation with no trusted_providers — no agent can ever qualify (permanently fail-closed)"},
 	}
 	if !reflect.DeepEqual(v.Findings, want) {
 		t.Errorf("findings\n got %+v\nwant %+v", v.Findings, want)
@@ -62,9 +73,13 @@ units:
 }
 
 func TestValidateCleanManifest(t *testing.T) {
-	v := Validate(mustParse(t, units(`
-  - {id: a, path: a.md, intent: a, triggers: [a]}
-`)), ValidateOptions{})
+	v := Validate(mustParse(t, `
+project: p
+version: "1"
+kcp_version: "0.32"
+units:
+  - {id: a, path: a.md, intent: a, triggers: [a], audience: [agent]}
+`), ValidateOptions{})
 	if !v.OK || len(v.Findings) != 0 || v.ExitCode() != ExitOK {
 		t.Errorf("validation %+v", v)
 	}

@@ -42,10 +42,6 @@ type RPCError struct {
 
 func (e *RPCError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.Code, e.Message) }
 
-// DirPlaceholder stands for a tool call's directory in its arguments and
-// result.
-const DirPlaceholder = "<dir>"
-
 // MCPProfile is the profile of the checks on kcp-agent's MCP server.
 const MCPProfile = "mcp"
 
@@ -149,12 +145,12 @@ func (e *Executor) executeMCP(ctx context.Context, step engine.Step) (map[string
 	return ToolResult(res), nil
 }
 
-// Derived is what an MCP step's result holds that follows from the rest of
+// deriveMCP is what an MCP step's result holds that follows from the rest of
 // it (engine.Vocabulary.Derived): a tool call's text and parsed JSON from
 // its content, refused from its isError; a tool list's names and byName from its
 // tools. A transcript records the server's answer once; a replay rebuilds
 // these with the executor's own code.
-func Derived(ex engine.Exchange) map[string]any {
+func deriveMCP(ex engine.Exchange) map[string]any {
 	if ex.Outcome == nil {
 		return nil
 	}

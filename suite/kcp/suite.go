@@ -22,9 +22,23 @@ var Suite = runner.Suite{
 	Vocabulary:    engine.Vocabulary{Derived: Derived},
 }
 
+// Derived is what a step's result holds that follows from the rest of it
+// (engine.Vocabulary.Derived): a command's output read as JSON, an MCP
+// answer's text, parsed JSON and refused, a tool list's names.
+func Derived(ex engine.Exchange) map[string]any {
+	switch ex.Name {
+	case "cli":
+		return deriveCommand(ex)
+	case "mcp_call", "mcp_tools":
+		return deriveMCP(ex)
+	}
+	return nil
+}
+
 // Profiles every planner is checked against: the planner, the confidence
-// gate, and the plan JSON of a kcp-agent style command line.
-var Profiles = []string{"planner", "assess", "cli"}
+// gate, the plan JSON of a kcp-agent style command line, and its other
+// commands (validate, replay, diff, --trace) and exit codes.
+var Profiles = []string{"planner", "assess", "cli", "commands"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)

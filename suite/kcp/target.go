@@ -7,8 +7,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -30,10 +33,10 @@ type Target interface {
 // CommandLine is a target that is a kcp-agent style command line; the
 // plan-json checks run it with their own arguments.
 type CommandLine interface {
-	// RunCLI writes the request's manifest to a file, runs the command
-	// line with the arguments (each "<manifest>" replaced by that file's
-	// path), and returns its exit code and output, with the path written
-	// back as "<manifest>" in the output.
+	// RunCLI writes the request's manifest and files to a new directory
+	// (Materialize), runs the command line with the arguments, and returns
+	// its exit code and output, with the paths written back as
+	// placeholders (Unplace).
 	RunCLI(ctx context.Context, req CLIRequest) (CLIResult, error)
 }
 
@@ -42,6 +45,12 @@ type CLIRequest struct {
 	Name     string   `json:"name"`
 	Manifest string   `json:"manifest"`
 	Args     []string `json:"args"`
+	// Files are written beside the manifest, each under its relative path
+	// (slash-separated, inside the directory), with "<manifest>" and
+	// "<dir>" in their text replaced by the paths (JSON-escaped in a .json
+	// file): unit files validate looks for, a saved plan for replay, two
+	// plans for diff.
+	Files map[string]string `json:"files,omitempty"`
 }
 
 // CLIResult is what a command line did.
@@ -54,6 +63,11 @@ type CLIResult struct {
 // ManifestPlaceholder stands for the manifest file in CLIRequest.Args and
 // CLIResult.Stdout.
 const ManifestPlaceholder = "<manifest>"
+
+// DirPlaceholder stands for the directory the manifest and the request's
+// files are written to, in CLIRequest.Args and Files and in the output;
+// and for a tool call's directory in its arguments and result (ToolCall).
+const DirPlaceholder = "<dir>"
 
 // PerProcess is a target that starts a process for every call; property
 // checks then generate fewer cases (PerProcessRuns).
@@ -136,6 +150,9 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		var res CLIResult
 		if res, err = cl.RunCLI(ctx, req); err == nil {
 			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
+			if parse, _ := step.Params["json"].(bool); parse {
+				result["json"] = parsedJSON(res.Stdout)
+			}
 		}
 	case "mcp_tools", "mcp_call":
 		result, err = e.executeMCP(ctx, step)
@@ -161,6 +178,17 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 	return engine.Outcome{OK: true, Result: engine.Normalize(result)}, nil
 }
 
+// parsedJSON is a command's standard output read as one JSON value, for
+// a step that judges it by its members (step param "json"); output that is
+// no JSON is nil, which no pointer into it finds.
+func parsedJSON(stdout string) any {
+	var v any
+	if json.Unmarshal([]byte(stdout), &v) != nil {
+		return nil
+	}
+	return v
+}
+
 // Lines splits a command's output into lines, each without its newline;
 // output that does not end with one gets a last line "\\ no newline at end".
 func Lines(s string) []any {
@@ -184,26 +212,65 @@ const NoNewline = "\\ no newline at end"
 // ManifestPlaceholder in a command's output, where the output names it
 // as a JSON string does (kcp-agent prints it as manifest.source).
 func UnplaceManifest(out, file string) string {
-	quoted, _ := json.Marshal(file)
-	escaped := strings.Trim(string(quoted), `"`)
-	out = strings.ReplaceAll(out, escaped, ManifestPlaceholder)
-	return strings.ReplaceAll(out, file, ManifestPlaceholder)
+	return unplace(out, file, ManifestPlaceholder)
+}
+
+// Unplace writes the manifest file's path back as ManifestPlaceholder, and
+// then the directory's as DirPlaceholder, in a command's output, raw or
+// JSON-escaped (a file beside the manifest is printed as "<dir>/name").
+func Unplace(out, dir, file string) string {
+	return unplace(UnplaceManifest(out, file), dir, DirPlaceholder)
+}
+
+func unplace(out, path, placeholder string) string {
+	out = strings.ReplaceAll(out, jsonEscaped(path), placeholder)
+	return strings.ReplaceAll(out, path, placeholder)
+}
+
+func jsonEscaped(s string) string {
+	quoted, _ := json.Marshal(s)
+	return strings.Trim(string(quoted), `"`)
 }
 
 // Materialize writes the request's manifest to <a new temporary
-// directory>/<name>.yaml and returns the arguments with that path in place
-// of ManifestPlaceholder; remove dir when the command has run.
+// directory>/<name>.yaml, and its files beside it, and returns the
+// arguments with the paths in place of ManifestPlaceholder and
+// DirPlaceholder; remove dir when the command has run. A file whose path
+// is absolute or leaves the directory is refused.
 func (r CLIRequest) Materialize() (dir, manifest string, args []string, err error) {
 	if dir, err = os.MkdirTemp("", "sifu-kcp-"); err != nil {
 		return "", "", nil, err
 	}
 	manifest = filepath.Join(dir, r.Name+".yaml")
-	if err := os.WriteFile(manifest, []byte(r.Manifest), 0o644); err != nil {
+	place := func(s string, escape bool) string {
+		m, d := manifest, dir
+		if escape {
+			m, d = jsonEscaped(m), jsonEscaped(d)
+		}
+		return strings.ReplaceAll(strings.ReplaceAll(s, ManifestPlaceholder, m), DirPlaceholder, d)
+	}
+	fail := func(e error) (string, string, []string, error) {
 		os.RemoveAll(dir)
-		return "", "", nil, err
+		return "", "", nil, e
+	}
+	if err := os.WriteFile(manifest, []byte(r.Manifest), 0o644); err != nil {
+		return fail(err)
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Files)) {
+		clean := path.Clean(name)
+		if name == "" || path.IsAbs(clean) || clean == ".." || strings.HasPrefix(clean, "../") || strings.Contains(name, `\`) {
+			return fail(fmt.Errorf("files: %q is not a relative path inside the directory", name))
+		}
+		file := filepath.Join(dir, filepath.FromSlash(clean))
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			return fail(err)
+		}
+		if err := os.WriteFile(file, []byte(place(r.Files[name], strings.HasSuffix(name, ".json"))), 0o644); err != nil {
+			return fail(err)
+		}
 	}
 	for _, a := range r.Args {
-		args = append(args, strings.ReplaceAll(a, ManifestPlaceholder, manifest))
+		args = append(args, place(a, false))
 	}
 	return dir, manifest, args, nil
 }

@@ -47,7 +47,7 @@ func RuleFor(spec string) string {
 
 // CompileVector reads one upstream vector file — a planner vector or an
 // assess vector, told apart by shape — and compiles it into one check.
-func CompileVector(fsys fs.FS, file string, _ *schema.Set) ([]engine.Check, error) {
+func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check, error) {
 	raw, err := inputfile.ReadFS(fsys, file)
 	if err != nil {
 		return nil, err
@@ -66,10 +66,12 @@ func CompileVector(fsys fs.FS, file string, _ *schema.Set) ([]engine.Check, erro
 		c, err = compilePlanJSON(fsys, raw, file, stem)
 	case string(shape["kind"]) == `"mcp"`:
 		c, err = compileMCP(raw, file, stem)
+	case string(shape["kind"]) == `"command"`:
+		c, err = compileCommand(schemas, raw, file, stem)
 	case shape["manifest"] != nil:
 		c, err = compilePlanner(raw, file, stem)
 	default:
-		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"; an mcp check has kind \"mcp\"", file)
+		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"; an mcp check has kind \"mcp\"; a command vector has kind \"command\"", file)
 	}
 	if err != nil {
 		return nil, err

@@ -1,7 +1,8 @@
 // Package kcpcli is the reference planner's command line: kcp-agent's plan
-// and validate commands with its flags, output and exit codes. It links
-// nothing of the harness, so a planner-only binary (cmd/sifu-kcp) starts in
-// a few milliseconds, and `sifu kcp` runs the very same code.
+// (with --trace), validate, replay and diff commands with its flags, output
+// and exit codes. It links nothing of the harness, so a planner-only binary
+// (cmd/sifu-kcp) starts in a few milliseconds, and `sifu kcp` runs the very
+// same code.
 package kcpcli
 
 import (
@@ -19,12 +20,16 @@ import (
 const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--env E] [--as-of YYYY-MM-DD]
          [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
-       %[1]s validate --manifest <file> [--json] [--as-of YYYY-MM-DD]
+         [--trace]
+       %[1]s validate <file|dir> [--json] [--as-of YYYY-MM-DD]   (or --manifest <file|dir>)
+       %[1]s replay <plan.json> [--json]
+       %[1]s diff <a.json> <b.json> [--json]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
        %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
 
 The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
-manifest could not be read or parsed, 2 usage), so sifu is a drop-in planner.`
+manifest could not be read or parsed, validate found errors, replay found
+drift or diff found changes, 2 usage), so sifu is a drop-in planner.`
 
 // CLI runs the commands. Now is the clock used only when --as-of is not
 // given (nil means time.Now); Name is how usage text names the program.
@@ -43,7 +48,8 @@ type CLI struct {
 // exit code; messages for a non-zero code go to Stderr.
 func (c CLI) Main(args []string) int {
 	if len(args) == 0 {
-		return c.fail(kcpref.ExitUsage, c.usage())
+		fmt.Fprintln(c.Stdout, c.usage()) // kcp-agent prints its usage on standard output
+		return kcpref.ExitUsage
 	}
 	switch args[0] {
 	case "plan":
@@ -52,6 +58,10 @@ func (c CLI) Main(args []string) int {
 		return c.Validate(args[1:])
 	case "mcp":
 		return c.MCP(args[1:])
+	case "replay":
+		return c.Replay(args[1:])
+	case "diff":
+		return c.Diff(args[1:])
 	case "--serve", "serve":
 		if len(args) > 1 {
 			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
@@ -66,6 +76,13 @@ func (c CLI) Main(args []string) int {
 		return kcpref.ExitOK
 	}
 	return c.fail(kcpref.ExitUsage, "Unknown command: "+args[0])
+}
+
+func (c CLI) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
+	}
+	return time.Now()
 }
 
 func (c CLI) usage() string {
@@ -83,13 +100,36 @@ func (c CLI) fail(code int, msg string) int {
 	return code
 }
 
+// readFailure is a manifest that could not be read (fetch) or parsed.
+type readFailure struct {
+	loc   string // the location the message names
+	parse bool
+	err   error
+}
+
+// line is the CLI's standard error line for it (exit ExitFailure).
+func (f *readFailure) line() string {
+	if f.parse {
+		return kcpref.ParseFailedMessage(f.loc, f.err)
+	}
+	return kcpref.FetchFailedMessage(f.loc, f.err)
+}
+
+// finding is validate's manifest error for it.
+func (f *readFailure) finding() string {
+	if f.parse {
+		return "does not parse: " + f.err.Error()
+	}
+	return f.err.Error()
+}
+
 // readManifest reads and parses a manifest file, failing like kcp-agent.
 // A directory stands for its knowledge.yaml, or .well-known/knowledge.yaml.
-// It returns the manifest (its Source the file read), its text, and the
-// message and exit code of a failure.
-func readManifest(loc string) (kcpref.Manifest, []byte, string, int) {
+// It returns the manifest (its Source the file read) and its text, or why
+// it could not.
+func readManifest(loc string) (kcpref.Manifest, []byte, *readFailure) {
 	if strings.Contains(loc, "://") {
-		return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, fmt.Errorf("remote manifests are not fetched by sifu")), kcpref.ExitFailure
+		return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: fmt.Errorf("remote manifests are not fetched by sifu")}
 	}
 	path := loc
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -101,22 +141,22 @@ func readManifest(loc string) (kcpref.Manifest, []byte, string, int) {
 			}
 		}
 		if path == "" {
-			return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, fmt.Errorf("no knowledge.yaml found in %s", loc)), kcpref.ExitFailure
+			return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: fmt.Errorf("no knowledge.yaml found in %s", loc)}
 		}
 	}
 	if _, err := os.Stat(path); err != nil {
-		return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, fmt.Errorf("manifest not found: %s", path)), kcpref.ExitFailure
+		return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: fmt.Errorf("manifest not found: %s", path)}
 	}
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		return kcpref.Manifest{}, nil, kcpref.FetchFailedMessage(loc, err), kcpref.ExitFailure
+		return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: err}
 	}
 	m, err := kcpref.ParseManifest(raw)
 	if err != nil {
-		return kcpref.Manifest{}, nil, kcpref.ParseFailedMessage(path, err), kcpref.ExitFailure
+		return kcpref.Manifest{}, nil, &readFailure{loc: path, parse: true, err: err}
 	}
 	m.Source = path
-	return m, raw, "", kcpref.ExitOK
+	return m, raw, nil
 }
 
 // Plan is `plan`: it prints the plan as kcp-agent's JSON (--json) or as a
@@ -130,22 +170,24 @@ func (c CLI) Plan(args []string) int {
 		fmt.Fprintln(c.Stdout, c.usage())
 		return kcpref.ExitOK
 	}
-	m, raw, msg, code := readManifest(inv.Manifest)
-	if code != kcpref.ExitOK {
-		return c.fail(code, msg)
+	m, raw, bad := readManifest(inv.Manifest)
+	if bad != nil {
+		return c.fail(kcpref.ExitFailure, bad.line())
 	}
 	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
 	if sig.Status == kcpref.SignatureInvalid {
 		return c.fail(kcpref.ExitFailure, fmt.Sprintf("kcp-agent: %s: signature invalid: %s", m.Source, sig.Detail))
 	}
 	if !inv.AsOfGiven {
-		now := time.Now
-		if c.Now != nil {
-			now = c.Now
-		}
-		inv.Options.AsOf = kcpref.DefaultAsOf(now())
+		inv.Options.AsOf = kcpref.DefaultAsOf(c.now())
 	}
 	inv.Options.Faults = c.Faults
+	if inv.Trace {
+		return c.trace(inv, m)
+	}
+	if inv.Follow {
+		return c.follow(inv, m, raw)
+	}
 	p := kcpref.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
 		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
@@ -169,51 +211,4 @@ func (c CLI) Plan(args []string) int {
 		fmt.Fprintf(c.Stdout, "  warning: %s\n", w)
 	}
 	return kcpref.ExitOK
-}
-
-// Validate is `validate`: it prints the validation report as JSON and exits
-// with the report's code.
-func (c CLI) Validate(args []string) int {
-	var loc, asOf string
-	asJSON := false
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--json":
-			asJSON = true
-		case a == "--help" || a == "-h":
-			fmt.Fprintln(c.Stdout, c.usage())
-			return kcpref.ExitOK
-		case (a == "--manifest" || a == "--as-of") && i+1 < len(args):
-			if a == "--manifest" {
-				loc = args[i+1]
-			} else {
-				asOf = args[i+1]
-			}
-			i++
-		case strings.HasPrefix(a, "--manifest="):
-			loc = strings.TrimPrefix(a, "--manifest=")
-		case strings.HasPrefix(a, "--as-of="):
-			asOf = strings.TrimPrefix(a, "--as-of=")
-		case strings.HasPrefix(a, "-"):
-			return c.fail(kcpref.ExitUsage, "Unknown option: "+a)
-		default:
-			loc = a
-		}
-	}
-	if loc == "" {
-		return c.fail(kcpref.ExitUsage, "Missing manifest.")
-	}
-	m, _, msg, code := readManifest(loc)
-	if code != kcpref.ExitOK {
-		return c.fail(code, msg)
-	}
-	v := kcpref.Validate(m, kcpref.ValidateOptions{Source: loc, AsOf: asOf, Files: os.DirFS(filepath.Dir(loc))})
-	report := kcpref.ValidationJSON(v)
-	if asJSON {
-		c.Stdout.Write(report)
-	} else {
-		fmt.Fprintf(c.Stdout, "%s\n", report)
-	}
-	return v.ExitCode()
 }

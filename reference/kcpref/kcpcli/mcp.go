@@ -1,9 +1,8 @@
 package kcpcli
 
 import (
+	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"reflect"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -221,11 +218,12 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 		if err := fetchGuard(loc, false); err != nil {
 			return nil, err
 		}
-		m, _, msg, code := readManifest(loc)
-		if code != kcpref.ExitOK {
-			return nil, fmt.Errorf("%s", strings.TrimPrefix(msg, "kcp-agent: "))
+		m, raw, bad := readManifest(loc)
+		if bad != nil {
+			return nil, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 		}
-		v := kcpref.Validate(m, kcpref.ValidateOptions{Source: loc, Files: os.DirFS(filepath.Dir(m.Source))})
+		// As the validate command: unit paths are relative to the file read.
+		v := kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: kcpref.DefaultAsOf(c.now()), Raw: raw, Files: os.DirFS(filepath.Dir(m.Source))})
 		return kcpref.ValidationReportJSON(v), nil
 	case "kcp_replay":
 		return c.replay(args["artifact"])
@@ -236,7 +234,7 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 	}
 	switch name {
 	case "kcp_trace":
-		return kcpref.TraceJSON(p, m, opts), nil
+		return kcpref.TraceToolJSON(kcpref.PlanTrace(p.Task, m, opts)), nil
 	case "kcp_load":
 		var known []kcpref.KnownUnit
 		if list, ok := args["known"].([]any); ok {
@@ -291,9 +289,9 @@ func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Man
 	if err != nil && inv.Task != "" {
 		return none, kcpref.Manifest{}, "", kcpref.SignatureResult{}, inv.Options, err
 	}
-	m, raw, msg, code := readManifest(loc)
-	if code != kcpref.ExitOK {
-		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(msg, "kcp-agent: "))
+	m, raw, bad := readManifest(loc)
+	if bad != nil {
+		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 	}
 	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
 	if sig.Status == kcpref.SignatureInvalid {
@@ -340,8 +338,8 @@ func fetchGuard(loc string, allow bool) error {
 	return fmt.Errorf("%s: fetch failed: remote manifests are not fetched by sifu", loc)
 }
 
-// replay cross-examines a plan artifact: a plan tree or a plan, as an
-// object or as its text.
+// replay cross-examines a plan artifact (a plan tree or a plan, as an
+// object or as its text) as the replay command does (replayOne).
 func (c CLI) replay(artifact any) ([]byte, error) {
 	if s, ok := artifact.(string); ok {
 		var v any
@@ -350,107 +348,15 @@ func (c CLI) replay(artifact any) ([]byte, error) {
 		}
 		artifact = v
 	}
-	obj, _ := artifact.(map[string]any)
-	if tree, ok := obj["plan"].(map[string]any); ok && obj["location"] != nil {
-		obj = tree
-	}
-	man, _ := obj["manifest"].(map[string]any)
-	source, _ := man["source"].(string)
-	task, hasTask := obj["task"].(string)
-	if obj == nil || man == nil || source == "" || !hasTask {
+	plans := kcpref.TreePlans(artifact)
+	if plans == nil {
 		return nil, errUnrecognized
 	}
-	project, _ := man["project"].(string)
-	saved, _ := man["sha256"].(string)
-	raw, err := os.ReadFile(source)
-	if err != nil {
-		return kcpref.ReplayJSON("mcp:artifact", []kcpref.ReplayCheck{{Source: source, Project: project, Detail: "manifest unreadable: " + err.Error()}}), nil
+	r := kcpref.Replay{Artifact: "mcp:artifact"}
+	for _, saved := range plans {
+		r.Checks = append(r.Checks, c.replayOne(saved))
 	}
-	sum := sha256.Sum256(raw)
-	now := hex.EncodeToString(sum[:])
-	check := kcpref.ReplayCheck{Source: source, Project: project}
-	if now != saved {
-		check.Detail = kcpref.ReplayDetail(saved, now, kcpref.AgentPlan{}, nil)
-	} else {
-		flags := []string{"--task", task, "--manifest", source}
-		if a, ok := obj["asOf"].(string); ok {
-			flags = append(flags, "--as-of", a)
-		}
-		if e, ok := obj["environment"].(string); ok {
-			flags = append(flags, "--env", e)
-		}
-		opts, _ := obj["options"].(map[string]any)
-		caps, _ := opts["capabilities"].(map[string]any)
-		if r, ok := caps["role"].(string); ok {
-			flags = append(flags, "--role", r)
-		}
-		for _, f := range []struct{ key, flag string }{{"paymentMethods", "--methods"}, {"credentials", "--credentials"}} {
-			if list, ok := caps[f.key].([]any); ok {
-				items := []string{}
-				for _, it := range list {
-					items = append(items, fmt.Sprint(it))
-				}
-				flags = append(flags, f.flag, strings.Join(items, ","))
-			}
-		}
-		if a, ok := caps["attestationProvider"].(string); ok {
-			flags = append(flags, "--attest", a)
-		}
-		if n, ok := opts["maxUnits"].(float64); ok {
-			flags = append(flags, "--max-units", strconv.FormatFloat(n, 'f', -1, 64))
-		}
-		if s, _ := opts["strict"].(bool); s {
-			flags = append(flags, "--strict")
-		}
-		if b, ok := opts["budget"].(map[string]any); ok {
-			if n, ok := b["amount"].(float64); ok {
-				flags = append(flags, "--budget", strconv.FormatFloat(n, 'f', -1, 64))
-			}
-			if cur, ok := b["currency"].(string); ok {
-				flags = append(flags, "--currency", cur)
-			}
-		}
-		if n, ok := opts["contextBudget"].(float64); ok {
-			flags = append(flags, "--context-budget", strconv.FormatFloat(n, 'f', -1, 64))
-		}
-		p, _, _, sig, _, err := c.planFlags(flags, source)
-		if err != nil {
-			return nil, err
-		}
-		var again map[string]any
-		tree := kcpref.PlanTreeJSON(p, source, sig)
-		_ = json.Unmarshal(tree, &again)
-		// Members compare as JSON values: their order means nothing.
-		plan, _ := again["plan"].(map[string]any)
-		var fields []string
-		for k := range union(plan, obj) {
-			// The command line's envelope is no part of the plan.
-			if k == "schemaVersion" || k == "kind" || k == "correlationId" {
-				continue
-			}
-			if !reflect.DeepEqual(plan[k], obj[k]) {
-				fields = append(fields, k)
-			}
-		}
-		sort.Strings(fields)
-		check.Identical = len(fields) == 0
-		if !check.Identical {
-			check.Fields = fields
-		}
-		check.Detail = kcpref.ReplayDetail(saved, now, p, fields)
-	}
-	return kcpref.ReplayJSON("mcp:artifact", []kcpref.ReplayCheck{check}), nil
-}
-
-func union(a, b map[string]any) map[string]bool {
-	keys := map[string]bool{}
-	for k := range a {
-		keys[k] = true
-	}
-	for k := range b {
-		keys[k] = true
-	}
-	return keys
+	return bytes.TrimSuffix(kcpref.ReplayJSON(r), []byte("\n")), nil
 }
 
 var errUnrecognized = fmt.Errorf("unrecognized artifact — expected the JSON of a plan or a plan tree, as kcp_plan returns it")
