@@ -278,6 +278,10 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 		untestable := 0
 		for id, w := range want {
 			switch {
+			case strings.HasPrefix(id, "kcp/mcp/"):
+				if _, ok := got[id]; ok {
+					t.Errorf("%s: the MCP check %s ran against a command line", filepath.Base(command), id)
+				}
 			case got[id] == engine.Untestable:
 				untestable++
 			case got[id] != w:
@@ -290,19 +294,43 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 	}
 	// As planner runners (detected by their hello), every check runs and
 	// gives the in-process result, except the command-line ones (plan-json
-	// answers and command vectors), which are not in a runner's run.
+	// answers and command vectors) and the MCP ones, which are not in a
+	// runner's run.
 	for _, command := range []string{bin + " kcp --serve", planner + " --serve"} {
 		got := results("exec", registry.Spec{Kind: "exec", Command: command})
 		for id, w := range want {
-			if strings.HasPrefix(id, "kcp/cli/") || strings.HasPrefix(id, "kcp/commands/") {
+			if strings.HasPrefix(id, "kcp/cli/") || strings.HasPrefix(id, "kcp/commands/") || strings.HasPrefix(id, "kcp/mcp/") {
 				if _, ok := got[id]; ok {
-					t.Errorf("%s: the command-line check %s ran against a runner", command, id)
+					t.Errorf("%s: the check %s ran against a runner", command, id)
 				}
 				continue
 			}
 			if got[id] != w {
 				t.Errorf("%s: in-process %s, through %s %s", id, w, command, got[id])
 			}
+		}
+	}
+	// As MCP servers, the planner and MCP checks give the in-process
+	// result or are untestable (a planner option kcp_plan has no argument
+	// for); the command-line and confidence-gate checks (kcp-agent's MCP
+	// server has no assess tool) are not in the run.
+	for _, command := range []string{bin + " kcp mcp", planner + " mcp"} {
+		got := results("mcp", registry.Spec{Kind: "mcp", Command: command})
+		untestable := 0
+		for id, w := range want {
+			switch {
+			case strings.HasPrefix(id, "kcp/cli/") || strings.HasPrefix(id, "kcp/commands/") || strings.HasPrefix(id, "kcp/assess/"):
+				if _, ok := got[id]; ok {
+					t.Errorf("%s: the check %s ran against an MCP server", command, id)
+				}
+			case got[id] == engine.Untestable && !strings.HasPrefix(id, "kcp/mcp/"):
+				untestable++
+			case got[id] != w:
+				t.Errorf("%s: in-process %s, through %s %s", id, w, command, got[id])
+			}
+		}
+		if untestable == 0 {
+			t.Errorf("%s: no planner check untestable over MCP, though kcp_plan has no argument for spend", command)
 		}
 	}
 }
