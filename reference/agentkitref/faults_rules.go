@@ -76,4 +76,13 @@ var CaughtBy = map[Fault][]string{
 	FaultCoerceInput:          {"AK-HTTP-05"},
 	FaultCorruptPending500:    {"AK-SUSPEND-15"},
 	FaultNoSessionLock:        {"AK-SESSION-03"},
+	FaultMCPBareText:          {"AK-MCP-03"},
+	FaultMCPIgnoreAllowList:   {"AK-MCP-04"},
+	FaultMCPOptionalFatal:     {"AK-MCP-08"},
+	FaultMCPRiskMutating:      {"AK-MCP-05"},
+	FaultMCPPrefixedNames:     {"AK-MCP-01"},
+	FaultMCPDeclaredArgs:      {"AK-MCP-02"},
+	FaultMCPNoApproval:        {"AK-MCP-06"},
+	FaultMCPErrorHidden:       {"AK-MCP-07"},
+	FaultMCPRequiredSkipped:   {"AK-MCP-09"},
 }
