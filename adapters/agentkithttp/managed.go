@@ -485,8 +485,8 @@ var probeSources = []agentkit.MCPSource{{Name: "probe_stdio", Transport: "stdio"
 
 // probeMCP starts the gateway once more, with a required MCP source over
 // each transport served by sifu's stub: a gateway that refuses them (or
-// cannot reach the stub) is said once, naming the sources, instead of
-// failing every MCP check.
+// cannot reach the stub), and still starts without them, is said once,
+// naming the sources, instead of failing every MCP check.
 func (m *Managed) probeMCP(ctx context.Context) error {
 	s := agentkit.DefaultSettings()
 	s.MCP, s.MCPKey = probeSources, "probe"
@@ -495,6 +495,11 @@ func (m *Managed) probeMCP(ctx context.Context) error {
 		return &ProbeError{What: "could not be given sifu's stub MCP server: " + OneLine(err.Error())}
 	}
 	if r.Started {
+		return nil
+	}
+	if again, err := m.TryConfigure(ctx, agentkit.DefaultSettings()); err != nil || !again.Started {
+		// it no longer starts without them either: not the MCP sources'
+		// doing, and the checks will say what it does
 		return nil
 	}
 	what := fmt.Sprintf("exited with status %d", r.ExitCode)

@@ -2,9 +2,11 @@ package agentkithttp
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,5 +120,57 @@ func TestStubMCPServerRefusesOnCue(t *testing.T) {
 			t.Fatalf("%s: connected to a server that refuses", transport)
 		}
 		cancel()
+	}
+}
+
+// refusesMCP launches a "gateway" that starts unless its app.yaml has an
+// MCP source.
+type refusesMCP struct{ starts *int }
+
+func (refusesMCP) Hello() agentkit.Hello { return agentkit.Hello{Implementation: "no-mcp"} }
+
+func (r refusesMCP) Launch(_ context.Context, dir, _ string) (Instance, error) {
+	*r.starts++
+	raw, err := os.ReadFile(dir + "/app.yaml")
+	if err != nil {
+		return nil, err
+	}
+	if strings.Contains(string(raw), "type: mcp") {
+		return nil, &StartFailure{ExitCode: 1, Stderr: "log line\nunknown source type \"mcp\"\n"}
+	}
+	return fixedUp{}, nil
+}
+
+type fixedUp struct{}
+
+func (fixedUp) URL() string { return "http://127.0.0.1:1" }
+func (fixedUp) Stop() error { return nil }
+
+// TestProbeNamesTheMCPSourcesAGatewayRefuses: a gateway that starts with
+// the default configuration but not with MCP sources is said once, naming
+// the sources and with the end of its output.
+func TestProbeNamesTheMCPSourcesAGatewayRefuses(t *testing.T) {
+	stub, err := StartStub("127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stub.Close()
+	starts := 0
+	m := &Managed{Launcher: refusesMCP{&starts}, Client: NewClient(time.Second), Server: stub}
+	err = m.Probe(context.Background())
+	var pe *ProbeError
+	if !errors.As(err, &pe) {
+		t.Fatalf("want a ProbeError, got %v", err)
+	}
+	for _, want := range []string{"probe_stdio", "probe_sse", "probe_http", "exited with status 1", `unknown source type "mcp"`, "--target-config"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the message lacks %q: %s", want, err)
+		}
+	}
+	if strings.Contains(err.Error(), "\n") {
+		t.Errorf("the message is not one line: %q", err)
+	}
+	if starts != 3 {
+		t.Errorf("%d starts, want 3 (default, with MCP sources, default again)", starts)
 	}
 }
