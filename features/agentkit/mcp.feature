@@ -229,3 +229,23 @@ Feature: MCP tool sources
       | stdio     |
       | sse       |
       | http      |
+
+  @AK-MCP-10
+  Scenario Outline: Over <transport>, two MCP sources that offer the same tools are offered as source_name, and each call reaches its own server
+    Given the gateway runs with two MCP sources kb and docs over <transport>
+    And the model follows script main:
+      """
+      [{"tool": "docs_find", "args": {"query": "q"}}, {"text": "saw: {{tools}}"}]
+      """
+    When a message "find it in the docs" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "find-mcp-receipt-1"
+    And the model was offered the tools kb_find, docs_find, kb_charge and docs_charge under script main
+    And the model was not offered a tool named find under script main
+    And the MCP server kb received no tools/call
+    When the requests the MCP server docs received are read
+    Then /result/calls/0/tool is "find"
+
+    Examples:
+      | transport |
+      | sse       |
+      | stdio     |

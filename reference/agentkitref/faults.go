@@ -95,6 +95,7 @@ const (
 	FaultMCPNoApproval      Fault = "mcp-no-approval"       // a mutating MCP tool runs without the approval gate
 	FaultMCPErrorHidden     Fault = "mcp-error-hidden"      // an MCP tool's failure reaches the model without the server's message
 	FaultMCPRequiredSkipped Fault = "mcp-required-skipped"  // a required MCP source that cannot start is skipped like an optional one
+	FaultMCPFirstSource     Fault = "mcp-first-source"      // a call of a renamed MCP tool goes to the first source with that name
 )
 
 // Faults lists every planted fault.
@@ -112,7 +113,8 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultEffectKeyByTool, FaultApprovalByTool, FaultCanonicalArgs,
 	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500, FaultNoSessionLock,
 	FaultMCPBareText, FaultMCPIgnoreAllowList, FaultMCPOptionalFatal, FaultMCPRiskMutating,
-	FaultMCPPrefixedNames, FaultMCPDeclaredArgs, FaultMCPNoApproval, FaultMCPErrorHidden, FaultMCPRequiredSkipped}
+	FaultMCPPrefixedNames, FaultMCPDeclaredArgs, FaultMCPNoApproval, FaultMCPErrorHidden, FaultMCPRequiredSkipped,
+	FaultMCPFirstSource}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

@@ -85,4 +85,5 @@ var CaughtBy = map[Fault][]string{
 	FaultMCPNoApproval:        {"AK-MCP-06"},
 	FaultMCPErrorHidden:       {"AK-MCP-07"},
 	FaultMCPRequiredSkipped:   {"AK-MCP-09"},
+	FaultMCPFirstSource:       {"AK-MCP-10"},
 }

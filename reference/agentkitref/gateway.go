@@ -159,7 +159,15 @@ func New(app *App, opts Options) (*Gateway, error) {
 		} else {
 			nameTools(rt.caps)
 		}
+		first := map[string]*mcpTool{}
 		for _, c := range rt.caps {
+			if c.mcp != nil && has(opts.Faults, FaultMCPFirstSource) {
+				if f, ok := first[c.ref.Name]; ok {
+					c.mcp = f
+				} else {
+					first[c.ref.Name] = c.mcp
+				}
+			}
 			if c.mcp != nil && has(opts.Faults, FaultMCPPrefixedNames) {
 				c.name = c.ref.Domain + "_" + c.ref.Name
 			}

@@ -123,6 +123,9 @@ func Register(sc *godog.ScenarioContext) {
 		}
 		return configure(ctx, map[string]any{"mcp": []any{m}})
 	})
+	sc.Step(`^the gateway runs with two MCP sources `+name+` and `+name+` over (stdio|sse|http)$`, func(ctx context.Context, a, b, transport string) error {
+		return configure(ctx, map[string]any{"mcp": []any{map[string]any{"name": a, "transport": transport}, map[string]any{"name": b, "transport": transport}}})
+	})
 	sc.Step(`^the gateway is started with `+mcpSource+`$`, func(ctx context.Context, opt, src, transport, only, risk, overrides, down string) error {
 		m, err := mcpSettings(opt, src, transport, only, risk, overrides, down)
 		if err != nil {
