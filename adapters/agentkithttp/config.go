@@ -31,7 +31,19 @@ type ConfigData struct {
 	Addr     string // host:port the gateway listens on
 	ModelURL string // base_url of the stub model
 	ToolsURL string // base of the stub tools
+	// MCPURL is the base of the stub MCP server's endpoints (for fixtures).
+	MCPURL string
+	// MCPSources are the settings' MCP sources as the templates write them.
+	MCPSources []MCPSourceData
 	agentkit.Settings
+}
+
+// MCPSourceData is one MCP source ready to render: its config: mapping
+// points at sifu's stub MCP server.
+type MCPSourceData struct {
+	Name     string
+	Required bool
+	Config   map[string]any
 }
 
 // Render executes every *.tmpl file of tmpl and returns the files by path

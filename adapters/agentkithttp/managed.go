@@ -213,7 +213,13 @@ func (m *Managed) startAt(ctx context.Context, dir string, render func(addr stri
 
 // defaultFiles renders the templates with settings s.
 func (m *Managed) defaultFiles(s agentkit.Settings) func(addr string) (map[string]string, error) {
-	return func(addr string) (map[string]string, error) { return Render(m.templates(), m.data(addr, s)) }
+	return func(addr string) (map[string]string, error) {
+		d, err := m.data(addr, s)
+		if err != nil {
+			return nil, err
+		}
+		return Render(m.templates(), d)
+	}
 }
 
 func (m *Managed) tempDir() (string, error) {
@@ -225,8 +231,21 @@ func (m *Managed) tempDir() (string, error) {
 	return dir, nil
 }
 
-func (m *Managed) data(addr string, s agentkit.Settings) ConfigData {
-	return ConfigData{Addr: addr, ModelURL: m.Server.ModelURL(), ToolsURL: m.Server.ToolsURL(), Settings: s}
+func (m *Managed) data(addr string, s agentkit.Settings) (ConfigData, error) {
+	return StubData(m.Server, addr, s)
+}
+
+// StubData fills the templates for a gateway at addr talking to stub.
+func StubData(stub *Stub, addr string, s agentkit.Settings) (ConfigData, error) {
+	d := ConfigData{Addr: addr, ModelURL: stub.ModelURL(), ToolsURL: stub.ToolsURL(), MCPURL: stub.MCPURL(), Settings: s}
+	for _, src := range s.MCP {
+		cfg, err := stub.mcpConfig(s.MCPKey, src)
+		if err != nil {
+			return ConfigData{}, err
+		}
+		d.MCPSources = append(d.MCPSources, MCPSourceData{Name: src.Name, Required: src.Required, Config: cfg})
+	}
+	return d, nil
 }
 
 // Stuck remembers the first failure to start a gateway that did not exit.
@@ -262,8 +281,14 @@ func (m *Managed) launch(ctx context.Context, dir string, s agentkit.Settings) e
 	}
 	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
 	var sf *StartFailure
-	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil {
+	down := downSources(s)
+	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil && down == "" {
 		m.Stuck.set(err)
+	}
+	if err != nil && down != "" && !errors.As(err, new(*SetupError)) && ctx.Err() == nil {
+		// the check made the source fail: a gateway that does not come up
+		// is its verdict, not the harness's trouble
+		return &engine.Violation{Msg: fmt.Sprintf("with the optional MCP source %s unable to start, the gateway did not come up: %s", down, OneLine(err.Error()))}
 	}
 	if err != nil {
 		return err
@@ -277,6 +302,41 @@ func (m *Managed) stop() {
 		_ = m.inst.Stop()
 		m.inst = nil
 	}
+}
+
+// downSources names the MCP sources of s that refuse to start, or "".
+func downSources(s agentkit.Settings) string {
+	var names []string
+	for _, src := range s.MCP {
+		if src.Down {
+			names = append(names, src.Name+" (over "+src.Transport+")")
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// TryConfigure starts a gateway with s in a fresh directory and reports
+// whether it came up; one that neither comes up nor exits is Hung.
+func (m *Managed) TryConfigure(ctx context.Context, s agentkit.Settings) (agentkit.StartResult, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	dir, err := m.tempDir()
+	if err != nil {
+		return agentkit.StartResult{}, err
+	}
+	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
+	var sf *StartFailure
+	var nh *NoHealth
+	switch {
+	case errors.As(err, &sf):
+		return agentkit.StartResult{ExitCode: sf.ExitCode, Stderr: sf.Stderr}, nil
+	case errors.As(err, &nh) && ctx.Err() == nil:
+		return agentkit.StartResult{ExitCode: -1, Hung: true, Stderr: nh.Output}, nil
+	case err != nil:
+		return agentkit.StartResult{}, err
+	}
+	_ = inst.Stop()
+	return agentkit.StartResult{Started: true}, nil
 }
 
 // Configure starts a fresh gateway, in a fresh directory, with s.
@@ -352,8 +412,12 @@ func (m *Managed) TryStart(ctx context.Context, files map[string]string) (agentk
 	}
 	inst, err := m.startAt(ctx, dir, func(addr string) (map[string]string, error) {
 		rendered := map[string]string{}
+		d, err := m.data(addr, agentkit.DefaultSettings())
+		if err != nil {
+			return nil, err
+		}
 		for name, text := range files {
-			out, err := RenderText(name, text, m.data(addr, agentkit.DefaultSettings()))
+			out, err := RenderText(name, text, d)
 			if err != nil {
 				return nil, err
 			}
@@ -409,7 +473,41 @@ func (m *Managed) Probe(ctx context.Context) error {
 		}
 		return &ProbeError{What: OneLine(err.Error())}
 	}
-	return inst.Stop()
+	if err := inst.Stop(); err != nil {
+		return err
+	}
+	return m.probeMCP(ctx)
+}
+
+// probeSources are the MCP sources of the second probe, one per transport.
+var probeSources = []agentkit.MCPSource{{Name: "probe_stdio", Transport: "stdio", Required: true},
+	{Name: "probe_sse", Transport: "sse", Required: true}, {Name: "probe_http", Transport: "http", Required: true}}
+
+// probeMCP starts the gateway once more, with a required MCP source over
+// each transport served by sifu's stub: a gateway that refuses them (or
+// cannot reach the stub), and still starts without them, is said once,
+// naming the sources, instead of failing every MCP check.
+func (m *Managed) probeMCP(ctx context.Context) error {
+	s := agentkit.DefaultSettings()
+	s.MCP, s.MCPKey = probeSources, "probe"
+	r, err := m.TryConfigure(ctx, s)
+	if err != nil {
+		return &ProbeError{What: "could not be given sifu's stub MCP server: " + OneLine(err.Error())}
+	}
+	if r.Started {
+		return nil
+	}
+	if again, err := m.TryConfigure(ctx, agentkit.DefaultSettings()); err != nil || !again.Started {
+		// it no longer starts without them either: not the MCP sources'
+		// doing, and the checks will say what it does
+		return nil
+	}
+	what := fmt.Sprintf("exited with status %d", r.ExitCode)
+	if r.Hung {
+		what = "did not answer GET /healthz"
+	}
+	return &ProbeError{What: what + " when given the MCP tool sources probe_stdio, probe_sse and probe_http (type: mcp over stdio, sse and http, served by sifu's own stub MCP server), though it started without them",
+		Output: OneLine(r.Stderr), Hint: "the MCP sources are written by the app.yaml template; adapt it with --target-config (docs/agentkit.md)"}
 }
 
 // ProbeError is a gateway that could not start with sifu's default
@@ -513,6 +611,11 @@ func (r *Remote) CorruptStore(context.Context) (int, error) {
 // TryStart is not possible on a gateway sifu did not start.
 func (r *Remote) TryStart(context.Context, map[string]string) (agentkit.StartResult, error) {
 	return agentkit.StartResult{}, fmt.Errorf("a remote gateway cannot be started with a fixture config: %w", engine.ErrUnsupported)
+}
+
+// TryConfigure is not possible on a gateway sifu did not start.
+func (r *Remote) TryConfigure(context.Context, agentkit.Settings) (agentkit.StartResult, error) {
+	return agentkit.StartResult{}, fmt.Errorf("a remote gateway cannot be started with other settings: %w", engine.ErrUnsupported)
 }
 
 // Close does nothing.

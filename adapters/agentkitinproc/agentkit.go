@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/sifu-dev/sifu/adapters/agentkithttp"
@@ -33,12 +34,18 @@ func (a Launcher) Hello() agentkit.Hello {
 type server struct {
 	url string
 	srv *http.Server
+	g   *agentkitref.Gateway
 }
 
 func (s *server) URL() string { return s.url }
 
-// Stop closes the listener and every connection at once.
-func (s *server) Stop() error { return s.srv.Close() }
+// Stop closes the listener and every connection at once, and the
+// gateway's connections to its MCP servers.
+func (s *server) Stop() error {
+	err := s.srv.Close()
+	s.g.Close()
+	return err
+}
 
 // Launch assembles the configuration in dir; a broken one fails as a
 // gateway process would, with exit status 1 and the message.
@@ -47,18 +54,20 @@ func (a Launcher) Launch(_ context.Context, dir, addr string) (agentkithttp.Inst
 	if err != nil {
 		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
 	}
-	g, err := agentkitref.New(app, agentkitref.Options{WorkDir: dir, Faults: a.Faults, Now: a.Now})
+	var warn strings.Builder
+	g, err := agentkitref.New(app, agentkitref.Options{WorkDir: dir, Faults: a.Faults, Now: a.Now, Warn: &warn})
 	if err != nil {
-		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
+		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: warn.String() + "agentkit: " + err.Error() + "\n"}
 	}
 	if app.Serving.Addr != "" {
 		addr = app.Serving.Addr
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
+		g.Close()
 		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: fmt.Sprintf("agentkit: serving.addr %s: %v\n", addr, err)}
 	}
 	srv := &http.Server{Handler: g.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
-	return &server{url: "http://" + ln.Addr().String(), srv: srv}, nil
+	return &server{url: "http://" + ln.Addr().String(), srv: srv, g: g}, nil
 }

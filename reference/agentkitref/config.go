@@ -42,6 +42,8 @@ type App struct {
 	maxRisk int
 	// tools are the http tools of the top-level sources.
 	tools []*capability
+	// mcp are the top-level mcp sources, connected when the gateway is built.
+	mcp []*mcpDecl
 }
 
 // Serving is the HTTP listener; an empty Addr means no gateway.
@@ -120,7 +122,8 @@ func (d *Duration) UnmarshalYAML(n *yaml.Node) error {
 	return nil
 }
 
-// Source supplies capabilities; only type http is understood. Its
+// Source supplies capabilities: type http (declared endpoints) or mcp (an
+// MCP server's tools). Its
 // configuration is free-form below config.
 type Source struct {
 	Name     string         `yaml:"name"`
@@ -300,6 +303,14 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 		}
 	}
 	for _, s := range app.Sources {
+		if s.Type == "mcp" {
+			d, err := s.readMCP()
+			if err != nil {
+				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			}
+			app.mcp = append(app.mcp, d)
+			continue
+		}
 		caps, err := s.capabilities(skip)
 		if err != nil {
 			return nil, fmt.Errorf("source %s: %w", s.Name, err)
@@ -393,7 +404,7 @@ func parseRisk(s string) (int, error) {
 // its method: GET is readonly, anything else mutating.
 func (s Source) capabilities(skip func(string) bool) ([]*capability, error) {
 	if s.Type != "http" {
-		return nil, fmt.Errorf("unsupported type %q (this gateway knows http)", s.Type)
+		return nil, fmt.Errorf("unsupported type %q (this gateway knows http and mcp)", s.Type)
 	}
 	raw, err := json.Marshal(s.Config)
 	if err != nil {

@@ -85,6 +85,17 @@ const (
 	FaultCoerceInput          Fault = "coerce-input"               // a message field of any JSON type is taken as its text
 	FaultCorruptPending500    Fault = "corrupt-pending-500"        // a pending turn that cannot be read fails every message of its session
 	FaultNoSessionLock        Fault = "no-session-lock"            // two messages of one session run their turns at once
+
+	FaultMCPBareText        Fault = "mcp-bare-text"         // the model gets an MCP result's text, not the result object
+	FaultMCPIgnoreAllowList Fault = "mcp-ignore-allow-list" // an MCP source's tools allow-list is ignored
+	FaultMCPOptionalFatal   Fault = "mcp-optional-fatal"    // an optional MCP source that cannot start fails start-up
+	FaultMCPRiskMutating    Fault = "mcp-risk-mutating"     // an MCP tool without a risk is mutating, not readonly
+	FaultMCPPrefixedNames   Fault = "mcp-prefixed-names"    // the model sees MCP tools as <source>_<name> even when no name collides
+	FaultMCPDeclaredArgs    Fault = "mcp-declared-args"     // arguments the MCP tool's input schema does not declare are dropped
+	FaultMCPNoApproval      Fault = "mcp-no-approval"       // a mutating MCP tool runs without the approval gate
+	FaultMCPErrorHidden     Fault = "mcp-error-hidden"      // an MCP tool's failure reaches the model without the server's message
+	FaultMCPRequiredSkipped Fault = "mcp-required-skipped"  // a required MCP source that cannot start is skipped like an optional one
+	FaultMCPFirstSource     Fault = "mcp-first-source"      // a call of a renamed MCP tool goes to the first source with that name
 )
 
 // Faults lists every planted fault.
@@ -100,7 +111,10 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultMemoryWithoutWindow, FaultNoSessionMemory, FaultMemoryAcrossSessions, FaultNoRetry, FaultRetryDeterministic,
 	FaultUnknownKeys, FaultParamTypes, FaultRiskLevels, FaultSelfImport, FaultNoDeliverables,
 	FaultEffectKeyByTool, FaultApprovalByTool, FaultCanonicalArgs,
-	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500, FaultNoSessionLock}
+	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500, FaultNoSessionLock,
+	FaultMCPBareText, FaultMCPIgnoreAllowList, FaultMCPOptionalFatal, FaultMCPRiskMutating,
+	FaultMCPPrefixedNames, FaultMCPDeclaredArgs, FaultMCPNoApproval, FaultMCPErrorHidden, FaultMCPRequiredSkipped,
+	FaultMCPFirstSource}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

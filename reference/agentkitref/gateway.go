@@ -16,6 +16,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Options are what a gateway takes from its host; zero values are sensible.
@@ -31,6 +33,9 @@ type Options struct {
 	HTTP *http.Client
 	// Faults are planted bugs (see faults.go).
 	Faults []Fault
+	// Warn takes the warnings of start-up (an optional source skipped);
+	// nil drops them.
+	Warn io.Writer
 }
 
 // Gateway serves the agent-kit HTTP contract for an assembled App.
@@ -43,6 +48,8 @@ type Gateway struct {
 	now     func() time.Time
 	random  func(int) []byte
 	faults  []Fault
+	// sessions are the connections to MCP servers, closed by Close.
+	mcpSessions []*mcp.ClientSession
 
 	mu       sync.Mutex
 	history  map[string][]message
@@ -100,8 +107,24 @@ func New(app *App, opts Options) (*Gateway, error) {
 		}
 		g.journal = j
 	}
+	tools := append([]*capability(nil), app.tools...)
+	for _, d := range app.mcp {
+		session, caps, err := connectMCP(d, opts.Faults)
+		if err != nil {
+			if (d.required && !has(opts.Faults, FaultMCPRequiredSkipped)) || has(opts.Faults, FaultMCPOptionalFatal) {
+				g.Close()
+				return nil, fmt.Errorf("catalog: required source %q is unavailable: %w", d.name, err)
+			}
+			if opts.Warn != nil {
+				fmt.Fprintf(opts.Warn, "agentkit: optional source %q is unavailable, started without its tools: %v\n", d.name, err)
+			}
+			continue
+		}
+		g.mcpSessions = append(g.mcpSessions, session)
+		tools = append(tools, caps...)
+	}
 	var all []*capability
-	for _, c := range app.tools {
+	for _, c := range tools {
 		if c.risk > app.maxRisk && !has(opts.Faults, FaultKeepDangerous) { // catalog.max_risk, mutating by default
 			continue
 		}
@@ -136,7 +159,18 @@ func New(app *App, opts Options) (*Gateway, error) {
 		} else {
 			nameTools(rt.caps)
 		}
+		first := map[string]*mcpTool{}
 		for _, c := range rt.caps {
+			if c.mcp != nil && has(opts.Faults, FaultMCPFirstSource) {
+				if f, ok := first[c.ref.Name]; ok {
+					c.mcp = f
+				} else {
+					first[c.ref.Name] = c.mcp
+				}
+			}
+			if c.mcp != nil && has(opts.Faults, FaultMCPPrefixedNames) {
+				c.name = c.ref.Domain + "_" + c.ref.Name
+			}
 			rt.byName[c.name] = c
 		}
 		if has(opts.Faults, FaultNoAskUser) {
@@ -145,6 +179,15 @@ func New(app *App, opts Options) (*Gateway, error) {
 		g.agents[a.Name] = rt
 	}
 	return g, nil
+}
+
+// Close ends the gateway's connections to its MCP servers (an stdio
+// server's process ends with its stdin).
+func (g *Gateway) Close() {
+	for _, s := range g.mcpSessions {
+		_ = s.Close()
+	}
+	g.mcpSessions = nil
 }
 
 func selected(a *Agent, r Ref) bool {

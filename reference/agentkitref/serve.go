@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"time"
 )
 
@@ -20,10 +21,11 @@ func Serve(ctx context.Context, dir string, faults []Fault) error {
 	if app.Serving.Addr == "" {
 		return errors.New("serving.addr is empty: nothing to serve (this gateway has no CLI mode)")
 	}
-	g, err := New(app, Options{WorkDir: dir, Faults: faults})
+	g, err := New(app, Options{WorkDir: dir, Faults: faults, Warn: os.Stderr})
 	if err != nil {
 		return err
 	}
+	defer g.Close()
 	ln, err := net.Listen("tcp", app.Serving.Addr)
 	if err != nil {
 		return fmt.Errorf("serving.addr %s: %w", app.Serving.Addr, err)

@@ -58,6 +58,7 @@ type capability struct {
 	risk        int // 0 readonly, 1 mutating, 2 dangerous
 	tool        *HTTPTool
 	skill       *skillRT // a namespace's skill instead of an HTTP tool
+	mcp         *mcpTool // an MCP server's tool instead of an HTTP tool
 }
 
 // interactor answers the questions of a turn.
@@ -241,7 +242,7 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 	if c.skill != nil && c.risk == 0 {
 		return t.runSkill(ctx, c, args, t.input)
 	}
-	if c.risk == 0 {
+	if c.risk == 0 || (c.mcp != nil && has(t.g.faults, FaultMCPNoApproval)) {
 		res, _ := t.invokeOnce(ctx, c, args)
 		return res, nil
 	}
@@ -377,6 +378,9 @@ func (t *turn) effect(ctx context.Context, c *capability, args string) (string, 
 // not a failure. delivered is false when no answer came back, so whether
 // the effect happened is unknown.
 func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (result string, delivered bool) {
+	if c.mcp != nil {
+		return g.callMCP(ctx, c, args)
+	}
 	t := c.tool
 	var given map[string]any
 	if strings.TrimSpace(args) != "" {

@@ -116,7 +116,84 @@ func Register(sc *godog.ScenarioContext) {
 	sc.Step(`^the last tool results the model saw under script `+name+` contain "([^"]*)"$`, toolText)
 	sc.Step(`^no request of the model under script `+name+` mentions script `+name+`$`, notMentions)
 	sc.Step(`^the tool ([a-z_]+) was called (\d+) times? under script `+name+`$`, toolCalls)
+	sc.Step(`^the gateway runs with `+mcpSource+`$`, func(ctx context.Context, opt, src, transport, only, risk, overrides, down string) error {
+		m, err := mcpSettings(opt, src, transport, only, risk, overrides, down)
+		if err != nil {
+			return err
+		}
+		return configure(ctx, map[string]any{"mcp": []any{m}})
+	})
+	sc.Step(`^the gateway runs with two MCP sources `+name+` and `+name+` over (stdio|sse|http)$`, func(ctx context.Context, a, b, transport string) error {
+		return configure(ctx, map[string]any{"mcp": []any{map[string]any{"name": a, "transport": transport}, map[string]any{"name": b, "transport": transport}}})
+	})
+	sc.Step(`^the gateway is started with `+mcpSource+`$`, func(ctx context.Context, opt, src, transport, only, risk, overrides, down string) error {
+		m, err := mcpSettings(opt, src, transport, only, risk, overrides, down)
+		if err != nil {
+			return err
+		}
+		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "startup", Params: map[string]any{"settings": map[string]any{"mcp": []any{m}}}})
+		return nil
+	})
+	sc.Step(`^the gateway did not start, and its output names "([^"]*)"$`, func(ctx context.Context, part string) error {
+		expect(ctx, engine.Match{Pointer: "/result/started", Matcher: false},
+			engine.Match{Pointer: "/result/hung", Matcher: map[string]any{"$absent": true}},
+			engine.Match{Pointer: "/result/stderr", Matcher: map[string]any{"$contains": part}})
+		return nil
+	})
+	sc.Step(`^the MCP server `+name+` received (\d+) (initialize|tools/list|tools/call) requests?$`, func(ctx context.Context, src, n, method string) error {
+		c, _ := strconv.Atoi(n)
+		read(ctx, "mcp_requests", map[string]any{"source": src}, engine.Match{Pointer: "/result/count/" + strings.ReplaceAll(method, "/", "~1"), Matcher: float64(c)})
+		return nil
+	})
+	sc.Step(`^the gateway connected to the MCP server `+name+` (\d+) times?$`, func(ctx context.Context, src, n string) error {
+		c, _ := strconv.Atoi(n)
+		read(ctx, "mcp_requests", map[string]any{"source": src}, engine.Match{Pointer: "/result/handshakes", Matcher: float64(c)})
+		return nil
+	})
+	sc.Step(`^the MCP server `+name+` received no tools/call$`, func(ctx context.Context, src string) error {
+		read(ctx, "mcp_requests", map[string]any{"source": src}, engine.Match{Pointer: "/result/calls", Matcher: []any{}})
+		return nil
+	})
+	sc.Step(`^the requests the MCP server `+name+` received are read$`, func(ctx context.Context, src string) error {
+		read(ctx, "mcp_requests", map[string]any{"source": src})
+		return nil
+	})
 	outcomesteps.Register(sc)
+}
+
+// mcpSource reads an MCP source of sifu's stub: whether it is optional or
+// required, its name, transport, allow-list, default risk, risk overrides
+// and whether it refuses to start.
+const mcpSource = `an? (optional |required )?MCP source ` + name + ` over (stdio|sse|http)` +
+	`(?: offering only ((?:[a-z_]+(?:, | and )?)+))?(?: with risk "(readonly|mutating|dangerous)")?` +
+	`(?: with risk_overrides (\{.*\}))?( that refuses to start)?`
+
+func mcpSettings(opt, src, transport, only, risk, overrides, down string) (map[string]any, error) {
+	m := map[string]any{"name": src, "transport": transport}
+	if strings.TrimSpace(opt) == "required" {
+		m["required"] = true
+	}
+	if only != "" {
+		var tools []any
+		for _, t := range strings.FieldsFunc(strings.ReplaceAll(only, " and ", ","), func(r rune) bool { return r == ',' || r == ' ' }) {
+			tools = append(tools, t)
+		}
+		m["tools"] = tools
+	}
+	if risk != "" {
+		m["risk"] = risk
+	}
+	if overrides != "" {
+		var o map[string]any
+		if err := json.Unmarshal([]byte(overrides), &o); err != nil {
+			return nil, fmt.Errorf("risk_overrides must be a JSON object of tool → risk: %v", err)
+		}
+		m["risk_overrides"] = o
+	}
+	if down != "" {
+		m["down"] = true
+	}
+	return m, nil
 }
 
 // scriptVar is the variable holding the stub key of a script.

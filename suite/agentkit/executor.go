@@ -72,6 +72,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		if err := recode(p, &s); err != nil {
 			return nil, fmt.Errorf("configure: %w", err)
 		}
+		s.MCPKey = e.nonce
 		e.settings = &s
 		return map[string]any{}, e.target.Configure(ctx, s)
 	case step.Op == engine.OpControl && step.Name == "corrupt-store":
@@ -79,6 +80,13 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return map[string]any{"files": n}, err
 	case step.Op == engine.OpControl && step.Name == "restart":
 		return map[string]any{}, e.target.Restart(ctx)
+	case step.Op == engine.OpControl && step.Name == "startup" && p["settings"] != nil:
+		s := DefaultSettings()
+		if err := recode(p["settings"], &s); err != nil {
+			return nil, fmt.Errorf("startup: settings: %w", err)
+		}
+		s.MCPKey = e.nonce
+		return e.target.TryConfigure(ctx, s)
 	case step.Op == engine.OpControl && step.Name == "startup":
 		files := map[string]string{}
 		if err := recode(p["files"], &files); err != nil || len(files) == 0 {
@@ -97,6 +105,8 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return e.request(ctx, p)
 	case step.Op == engine.OpRead && step.Name == "model_requests":
 		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
+	case step.Op == engine.OpRead && step.Name == "mcp_requests":
+		return mcpRequests(e.target.Stub().MCPRequests(e.nonce, str("source"))), nil
 	case step.Op == engine.OpRead && step.Name == "tool_calls":
 		calls := e.target.Stub().ToolCallRecords(e.key(str("script")), str("tool"))
 		out := map[string]any{"count": e.target.Stub().ToolCalls(e.key(str("script")), str("tool")), "calls": calls}
@@ -264,6 +274,41 @@ func modelRequests(reqs []ModelRequest) map[string]any {
 		}
 		list[i] = map[string]any{"stream": r.Stream, "tools": names, "messages": msgs, "during": during}
 	}
+	parsed := make([]any, len(results))
+	for i, r := range results {
+		parsed[i] = r
+		var v any
+		if s, _ := r.(string); json.Unmarshal([]byte(s), &v) == nil {
+			parsed[i] = v
+		}
+	}
 	return map[string]any{"count": len(reqs), "requests": list, "tools": tools, "tool_text": strings.Join(toolText, " | "),
-		"tool_results": results, "seen": strings.Join(seen, "\n")}
+		"tool_results": results, "tool_results_json": parsed, "seen": strings.Join(seen, "\n")}
+}
+
+// mcpRequests summarises what a stub MCP server received for a check:
+// every request in order, their methods, how often each came, the
+// tools/calls with their arguments, and the handshakes (initialize, or
+// server/discover of the stateless protocol versions).
+func mcpRequests(reqs []MCPRequest) map[string]any {
+	methods, calls := []any{}, []any{}
+	count := map[string]any{}
+	for _, r := range reqs {
+		methods = append(methods, r.Method)
+		n, _ := count[r.Method].(int)
+		count[r.Method] = n + 1
+		if r.Method == "tools/call" {
+			args := map[string]any{}
+			for k, v := range r.Args {
+				args[k] = v
+			}
+			calls = append(calls, map[string]any{"tool": r.Tool, "args": args})
+		}
+	}
+	handshakes := 0
+	for _, m := range []string{"initialize", "server/discover"} {
+		n, _ := count[m].(int)
+		handshakes += n
+	}
+	return map[string]any{"methods": methods, "count": count, "calls": calls, "handshakes": handshakes}
 }

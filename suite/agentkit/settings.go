@@ -16,6 +16,11 @@ type Settings struct {
 	// Skills mounts namespaces/reports.yaml on the assistant: a skill,
 	// report, whose result always goes with the answer as a deliverable.
 	Skills bool `json:"skills"`
+	// MCP are MCP tool sources the assistant includes besides ops.
+	MCP []MCPSource `json:"mcp,omitempty"`
+	// MCPKey names the check to the stub MCP server (the executor sets it),
+	// so what a gateway sent to its MCP servers is read per check.
+	MCPKey string `json:"mcp_key,omitempty"`
 }
 
 // ApprovalRule is one approval rule: a capability ref pattern, argument
@@ -28,3 +33,18 @@ type ApprovalRule struct {
 
 // DefaultSettings: interactive approval with the suspend store on.
 func DefaultSettings() Settings { return Settings{Approval: "interactive", Suspend: true} }
+
+// MCPSource is one MCP tool source of the generated configuration, served
+// by sifu's stub MCP server (its tools: find, charge, wipe and secret).
+type MCPSource struct {
+	Name      string `json:"name"`
+	Transport string `json:"transport"` // stdio, sse or http (streamable HTTP)
+	// Tools is the source's allow-list (empty: every tool of the server).
+	Tools         []string          `json:"tools,omitempty"`
+	Risk          string            `json:"risk,omitempty"`
+	RiskOverrides map[string]string `json:"risk_overrides,omitempty"`
+	Required      bool              `json:"required,omitempty"`
+	// Down makes the server refuse to start: the stdio command exits at
+	// once, the SSE and HTTP endpoints answer 503.
+	Down bool `json:"down,omitempty"`
+}

@@ -20,6 +20,19 @@ type Stub interface {
 	WaitHeld(ctx context.Context, key string) error
 	// Release lets the held model calls of key answer.
 	Release(key string)
+	// MCPRequests are the requests the stub MCP server of source received
+	// for the check named key (Settings.MCPKey), oldest first. Its tool
+	// calls are also tool calls (ToolCallRecords, method "MCP", the
+	// arguments as the body), keyed by their ref argument.
+	MCPRequests(key, source string) []MCPRequest
+}
+
+// MCPRequest is one request or notification the stub MCP server received.
+type MCPRequest struct {
+	Method string `json:"method"`
+	// Tool and Args are a tools/call's name and arguments, as sent.
+	Tool string         `json:"tool,omitempty"`
+	Args map[string]any `json:"args,omitempty"`
 }
 
 // Marker is the text that ties a conversation to the script under key.
@@ -71,7 +84,9 @@ type Script struct {
 	// (default: a receipt numbered by the call), "same" (the same answer
 	// every time), "fail" (HTTP 500), a status code such as "404", "body:"
 	// followed by the text to answer with, or "drop" (the connection is
-	// closed without an answer, after the call is counted).
+	// closed without an answer, after the call is counted). An MCP tool
+	// takes "fail" (a JSON-RPC error), "iserror" (a result with isError
+	// set) and "slow:<duration>" (the answer comes that much later).
 	Tools map[string]string `json:"tools,omitempty"`
 }
 

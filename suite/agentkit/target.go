@@ -73,6 +73,9 @@ type StartResult struct {
 	Started  bool   `json:"started"`
 	ExitCode int    `json:"exit_code"`
 	Stderr   string `json:"stderr"`
+	// Hung is a gateway that neither came up nor exited within the
+	// start-up limit.
+	Hung bool `json:"hung,omitempty"`
 }
 
 // Target is one gateway as a check drives it.
@@ -91,6 +94,9 @@ type Target interface {
 	// TryStart starts a gateway with the given files (templates rendered
 	// with the current ports) and reports whether it came up.
 	TryStart(ctx context.Context, files map[string]string) (StartResult, error)
+	// TryConfigure starts a gateway with settings, in a fresh directory,
+	// reports whether it came up and stops it again.
+	TryConfigure(ctx context.Context, s Settings) (StartResult, error)
 	// CorruptStore overwrites every file of the running gateway's suspend
 	// store (the suspend.dir sifu configured) with bytes no store can read,
 	// as a torn write or a bad disk would; it returns how many it spoiled.
@@ -99,7 +105,7 @@ type Target interface {
 }
 
 // Profiles every gateway is checked against.
-var Profiles = []string{"gateway", "suspend", "config"}
+var Profiles = []string{"gateway", "suspend", "config", "mcp"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)
