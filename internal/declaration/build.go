@@ -84,7 +84,7 @@ func Build(cat *catalogue.Catalogue, src Sources, run *results.Run, resultsJSON 
 		e := RuleEntry{ID: r.ID, Level: r.Level, Profiles: r.Profile, Status: r.Status, Evidence: []Evidenced{}}
 		for _, id := range r.Evidence {
 			t := tests[id]
-			e.Evidence = append(e.Evidence, Evidenced{Check: id, Status: string(t.Status), Source: t.Source, Lines: t.Lines})
+			e.Evidence = append(e.Evidence, Evidenced{Check: id, Status: string(t.Status), Lines: t.Lines})
 		}
 		d.Rules = append(d.Rules, e)
 		if r.Status == results.RuleNotBlackBox {

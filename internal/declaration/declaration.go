@@ -123,10 +123,11 @@ type RuleEntry struct {
 }
 
 // Evidenced is one check behind a rule and its lines in the transcript.
+// Where the check is written (its source) results.json says, once per
+// check.
 type Evidenced struct {
 	Check  string             `json:"check"`
 	Status string             `json:"status"`
-	Source string             `json:"source"`
 	Lines  *results.LineRange `json:"transcript_lines,omitempty"`
 }
 

@@ -51,6 +51,7 @@ func ReadResults(path string) (*results.Run, []byte, error) {
 	if r.Suite == "" {
 		return nil, nil, fmt.Errorf("%s: /suite is missing", path)
 	}
+	r.RebuildEvidence()
 	return &r, raw, nil
 }
 

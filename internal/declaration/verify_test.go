@@ -217,13 +217,16 @@ func (f *forger) seal() {
 func TestVerifyRejudgesTheTranscript(t *testing.T) {
 	path, run, plan := declareRun(t)
 	// The answer to the first act that succeeded turns into a rejection.
-	var victim string
+	var victim, current string
 	var line int
 	f := forge(t, path)
 	f.transcript(func(n int, m map[string]any) {
+		if test, ok := m["test"].(string); ok {
+			current = test // a test's first line names it
+		}
 		out, _ := m["outcome"].(map[string]any)
 		if victim == "" && m["op"] == "act" && out != nil && out["ok"] == true {
-			victim, line = m["test"].(string), n
+			victim, line = current, n
 			m["outcome"] = map[string]any{"ok": false, "rejection": map[string]any{"reason": "forbidden", "next_step": "stop"}}
 		}
 	})

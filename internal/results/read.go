@@ -41,6 +41,7 @@ func LoadTranscript(resultsPath string, run *Run) error {
 	}
 	owner := make([]string, len(lines)) // the test each line belongs to, by its range
 	owned := make([]bool, len(lines))
+	first := make([]bool, len(lines)) // the first line of a range
 	for i := range run.Tests {
 		t := &run.Tests[i]
 		t.Transcript = nil
@@ -56,6 +57,7 @@ func LoadTranscript(resultsPath string, run *Run) error {
 			}
 			owner[n], owned[n] = t.ID, true
 		}
+		first[t.Lines.From-1] = true
 	}
 	// A line may patch any earlier line, so the file is read whole, in
 	// order.
@@ -68,7 +70,7 @@ func LoadTranscript(resultsPath string, run *Run) error {
 			_ = json.Unmarshal(l, &head)
 			test = head.Test
 		}
-		ex, err := d.decode(n+1, test, l)
+		ex, err := d.decode(n+1, test, first[n], l)
 		if err != nil {
 			return fmt.Errorf("%w (%s)", err, resultsPath)
 		}

@@ -302,13 +302,32 @@ const (
 )
 
 // Rule is the verdict on one catalogue rule, with the checks behind it.
+// results.json leaves Evidence out: it is every test of the run that names
+// the rule, in the run's order (RebuildEvidence), so the file says it once,
+// in each test's rules.
 type Rule struct {
 	ID       string   `json:"id"`
 	Level    string   `json:"level"`
 	Profile  []string `json:"profile"`
 	Status   string   `json:"status"`
-	Evidence []string `json:"evidence"`
+	Evidence []string `json:"evidence,omitempty"`
 	Note     string   `json:"note,omitempty"`
+}
+
+// RebuildEvidence fills the Evidence of each rule read without it: the
+// tests that name the rule, in the run's order.
+func (r *Run) RebuildEvidence() {
+	byRule := map[string][]string{}
+	for _, t := range r.Tests {
+		for _, id := range t.Rules {
+			byRule[id] = append(byRule[id], t.ID)
+		}
+	}
+	for i := range r.Rules {
+		if r.Rules[i].Evidence == nil {
+			r.Rules[i].Evidence = append([]string{}, byRule[r.Rules[i].ID]...)
+		}
+	}
 }
 
 // NotPassed are the IDs of a run's checks that did not pass and were not

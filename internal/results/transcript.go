@@ -19,7 +19,9 @@ import (
 // Patch that makes them from the params or the outcome of an earlier line
 // of the file (any test's).
 type transcriptLine struct {
-	Test string `json:"test"`
+	// Test names the test on the first of its lines; the lines after it,
+	// up to the next test's first, are that test's too.
+	Test string `json:"test,omitempty"`
 	engine.Exchange
 	ParamsPatch  *patchOf `json:"params_patch,omitempty"`
 	OutcomePatch *patchOf `json:"outcome_patch,omitempty"`
@@ -75,9 +77,12 @@ type base struct {
 // written as a patch when the patch is shorter and rebuilds it exactly.
 func (e *transcriptEncoder) encode(test string, exchanges []engine.Exchange) ([][]byte, error) {
 	out := make([][]byte, 0, len(exchanges))
-	for _, ex := range exchanges {
+	for i, ex := range exchanges {
 		e.line++
-		tl := transcriptLine{Test: test, Exchange: ex}
+		tl := transcriptLine{Exchange: ex}
+		if i == 0 {
+			tl.Test = test
+		}
 		kind := string(ex.Op) + " " + ex.Name
 		if len(ex.Params) > 0 {
 			p, err := e.params.add(e.line, kind, ex.Params)
@@ -200,13 +205,17 @@ func newTranscriptDecoder(path string) *transcriptDecoder {
 	return &transcriptDecoder{path: path, params: map[int][]byte{}, outcome: map[int][]byte{}}
 }
 
-// decode reads line number at, which must belong to test.
-func (d *transcriptDecoder) decode(at int, test string, l []byte) (engine.Exchange, error) {
+// decode reads line number at, which must belong to test: the first line
+// of a test's range names it, the others name it or nothing.
+func (d *transcriptDecoder) decode(at int, test string, first bool, l []byte) (engine.Exchange, error) {
 	var tl transcriptLine
 	if err := json.Unmarshal(l, &tl); err != nil {
 		return engine.Exchange{}, fmt.Errorf("%s:%d: %w", d.path, at, err)
 	}
-	if tl.Test != test {
+	switch {
+	case tl.Test == "" && first:
+		return engine.Exchange{}, fmt.Errorf("%s:%d is the first line of %s but names no test", d.path, at, test)
+	case tl.Test != "" && tl.Test != test:
 		return engine.Exchange{}, fmt.Errorf("%s:%d belongs to %q, but the test named here is %s", d.path, at, tl.Test, test)
 	}
 	if p := tl.ParamsPatch; p != nil {

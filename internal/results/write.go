@@ -20,7 +20,13 @@ import (
 // WriteJSON writes the run as JSON with a line per test and per rule
 // (recordjson).
 func WriteJSON(w io.Writer, r *Run) error {
-	raw, err := recordjson.Marshal(r)
+	out := *r
+	out.Rules = make([]Rule, len(r.Rules))
+	for i, rule := range r.Rules {
+		rule.Evidence = nil // each test names its rules (RebuildEvidence)
+		out.Rules[i] = rule
+	}
+	raw, err := recordjson.Marshal(&out)
 	if err != nil {
 		return err
 	}
@@ -35,6 +41,7 @@ func ReadJSON(rd io.Reader) (*Run, error) {
 	if err := dec.Decode(&r); err != nil {
 		return nil, err
 	}
+	r.RebuildEvidence()
 	return &r, nil
 }
 

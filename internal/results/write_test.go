@@ -245,6 +245,9 @@ func TestTranscriptWritesRepeatedStateAsPatches(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	if !strings.HasPrefix(lines[0], `{"test":"b",`) || strings.Contains(lines[1], `"test":`) || !strings.HasPrefix(lines[2], `{"test":"a",`) || strings.Contains(lines[3], `"test":`) {
+		t.Fatalf("the first line of a test names it, and only the first:\n%s", raw)
+	}
 	if len(lines) != 10 || strings.Contains(lines[0], "_patch") || !strings.Contains(lines[2], `"outcome_patch":{"of":1,"ops":[]}`) ||
 		!strings.Contains(lines[7], `"outcome_patch":{"of":7,`) || strings.Contains(lines[2], "params_patch") ||
 		!strings.Contains(lines[9], `"params_patch":{"of":2,"ops":[]}`) || strings.Contains(lines[9], "paragraph") {
@@ -266,6 +269,8 @@ func TestTranscriptWritesRepeatedStateAsPatches(t *testing.T) {
 		{`"outcome_patch":{"of":7,`, `"outcome_patch":{"of":9,`, "transcript.jsonl:8: /outcome_patch/of names line 9, which is no earlier line with an answer"},
 		// Line 10 patching the params of line 9, which has none.
 		{`"params_patch":{"of":2,`, `"params_patch":{"of":9,`, "transcript.jsonl:10: /params_patch/of names line 9, which is no earlier line with params"},
+		// Test a's first line naming no test.
+		{`{"test":"a",`, `{`, "transcript.jsonl:3 is the first line of a but names no test"},
 	} {
 		edited := strings.Replace(string(raw), tc.from, tc.to, 1)
 		os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(edited), 0o644)
@@ -273,6 +278,30 @@ func TestTranscriptWritesRepeatedStateAsPatches(t *testing.T) {
 		back.Transcript.SHA256 = hex.EncodeToString(sum[:])
 		if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Fatalf("%s: %v", tc.want, err)
+		}
+	}
+}
+
+// TestRuleEvidenceIsWrittenOnce: results.json names a rule's checks only in
+// each test's rules; reading it back gives every rule its evidence again,
+// in the run's order.
+func TestRuleEvidenceIsWrittenOnce(t *testing.T) {
+	run := &Run{Suite: "kcp", Harness: This(), Tests: []Test{{ID: "b", Rules: []string{"R1", "R2"}}, {ID: "a", Rules: []string{"R1"}}},
+		Rules: []Rule{{ID: "R1", Status: "pass", Evidence: []string{"b", "a"}}, {ID: "R2", Status: "pass", Evidence: []string{"b"}}, {ID: "R3", Status: "not_evidenced", Evidence: []string{}}}}
+	var buf bytes.Buffer
+	if err := WriteJSON(&buf, run); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(buf.String(), `"evidence"`) || len(run.Rules[0].Evidence) != 2 {
+		t.Fatalf("results.json repeats the rules' checks, or writing took them from the run:\n%s", buf.String())
+	}
+	back, err := ReadJSON(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range [][]string{{"b", "a"}, {"b"}, {}} {
+		if got := back.Rules[i].Evidence; !slices.Equal(got, want) || got == nil {
+			t.Errorf("rule %s: evidence %#v, want %v", back.Rules[i].ID, got, want)
 		}
 	}
 }
