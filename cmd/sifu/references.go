@@ -77,7 +77,7 @@ newline-delimited JSON requests on standard input, one answer per line
 		// Every argument is the planner command line's, --help and no
 		// command included, so that sifu kcp is a drop-in for kcp-agent.
 		DisableFlagParsing: true,
-		RunE: kcpRun,
+		RunE:               kcpRun,
 	}
 	for name, short := range map[string]string{"plan": "Plan a task over a knowledge manifest (kcp-agent plan)", "validate": "Check a knowledge manifest (kcp-agent validate)",
 		"replay": "Replay a saved plan against today's manifest (kcp-agent replay)", "diff": "Compare two saved plans (kcp-agent diff)",
