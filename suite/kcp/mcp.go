@@ -120,15 +120,9 @@ func (e *Executor) executeMCP(ctx context.Context, step engine.Step) (map[string
 		if err != nil {
 			return nil, err
 		}
-		names, byName := []any{}, map[string]any{}
-		for _, t := range tools {
-			m, _ := t.(map[string]any)
-			names = append(names, m["name"])
-			if n, ok := m["name"].(string); ok {
-				byName[n] = m
-			}
-		}
-		return map[string]any{"tools": tools, "names": names, "byName": byName}, nil
+		out := toolIndex(tools)
+		out["tools"] = tools
+		return out, nil
 	}
 	raw, _ := json.Marshal(step.Params)
 	var call ToolCall
@@ -161,15 +155,7 @@ func deriveMCP(ex engine.Exchange) map[string]any {
 	switch ex.Name {
 	case "mcp_tools":
 		tools, _ := r["tools"].([]any)
-		names, byName := []any{}, map[string]any{}
-		for _, t := range tools {
-			m, _ := t.(map[string]any)
-			names = append(names, m["name"])
-			if n, ok := m["name"].(string); ok {
-				byName[n] = m
-			}
-		}
-		return map[string]any{"names": names, "byName": byName}
+		return toolIndex(tools)
 	case "mcp_call":
 		if _, rpc := r["error"]; rpc {
 			return nil // a JSON-RPC error: nothing follows from anything
@@ -187,6 +173,20 @@ func deriveMCP(ex engine.Exchange) map[string]any {
 		return d
 	}
 	return nil
+}
+
+// toolIndex is what checks read of a tool list: the tools' names in order,
+// and the tools by name.
+func toolIndex(tools []any) map[string]any {
+	names, byName := []any{}, map[string]any{}
+	for _, t := range tools {
+		m, _ := t.(map[string]any)
+		names = append(names, m["name"])
+		if n, ok := m["name"].(string); ok {
+			byName[n] = m
+		}
+	}
+	return map[string]any{"names": names, "byName": byName}
 }
 
 // ToolResult adds to a tools/call result what checks read: text (the
