@@ -74,8 +74,13 @@ func redact(ex Exchange, secrets []Place) Exchange {
 	return red
 }
 
+// DerivedAll, as an exchange's whole Derived list, says it left out every
+// member the suite derives from its result: the common case, written short.
+const DerivedAll = "*"
+
 // underive leaves out of an exchange's result the members derive rebuilds
-// exactly from the others, listing them in Derived.
+// exactly from the others, listing them in Derived (DerivedAll when they
+// are all that derive gives).
 func underive(ex Exchange, derive func(Exchange) map[string]any) Exchange {
 	if derive == nil || ex.Outcome == nil {
 		return ex
@@ -97,6 +102,9 @@ func underive(ex Exchange, derive func(Exchange) map[string]any) Exchange {
 		return ex
 	}
 	slices.Sort(left)
+	if len(left) == len(d) {
+		left = []string{DerivedAll}
+	}
 	out := ex
 	o := *ex.Outcome
 	o.Result = reduced
@@ -119,7 +127,11 @@ func rederive(ex Exchange, derive func(Exchange) map[string]any) (Exchange, erro
 		return ex, fmt.Errorf("the exchange leaves out %v, which this suite does not rebuild", ex.Derived)
 	}
 	d := derive(ex)
-	for _, k := range ex.Derived {
+	names := ex.Derived
+	if len(names) == 1 && names[0] == DerivedAll {
+		names = slices.Sorted(maps.Keys(d))
+	}
+	for _, k := range names {
 		v, ok := d[k]
 		if !ok {
 			return ex, fmt.Errorf("the exchange leaves out %s, which does not follow from the rest of its result", k)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -141,4 +142,34 @@ func TestDerivedMembersAreLeftOutAndRebuilt(t *testing.T) {
 	if _, err := Replay(context.Background(), check, run.Transcript); !errors.As(err, &mm) || !strings.Contains(mm.Msg, "leaves out [count]") {
 		t.Fatalf("a replay that cannot rebuild the member: %v", err)
 	}
+}
+
+// TestEveryDerivedMemberIsWrittenShort: when every member the suite
+// derives is left out, the exchange says so with DerivedAll, and a replay
+// rebuilds them all.
+func TestEveryDerivedMemberIsWrittenShort(t *testing.T) {
+	derive := func(ex Exchange) map[string]any {
+		r, _ := ex.Outcome.Result.(map[string]any)
+		lines, _ := r["lines"].([]any)
+		return map[string]any{"count": len(lines), "odd": len(lines)%2 == 1}
+	}
+	v := Vocabulary{Derived: derive}
+	check := Check{ID: "d", Steps: []Step{{Source: "s", Op: OpRead, Name: "log", Expect: &Expect{Match: []Match{
+		{Pointer: "/result/count", Matcher: 2.0}, {Pointer: "/result/odd", Matcher: false}}}}}}
+	run := RunRecording(context.Background(), check, evenLines{}, v)
+	ex := run.Transcript[0]
+	r := ex.Outcome.Result.(map[string]any)
+	if len(r) != 1 || !slices.Equal(ex.Derived, []string{DerivedAll}) {
+		t.Fatalf("recorded %+v (derived %v)", r, ex.Derived)
+	}
+	if got, err := ReplayRecorded(context.Background(), check, run.Transcript, v); err != nil || got.Verdict.Status != Pass {
+		t.Fatalf("judged again: %+v %v", got.Verdict, err)
+	}
+}
+
+// evenLines answers every step with two lines and what follows from them.
+type evenLines struct{}
+
+func (evenLines) Execute(context.Context, Step) (Outcome, error) {
+	return Outcome{OK: true, Result: map[string]any{"lines": []any{"a", "b"}, "count": 2, "odd": false}}, nil
 }
