@@ -1,8 +1,8 @@
 package suite_test
 
 import (
-	"context"
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
