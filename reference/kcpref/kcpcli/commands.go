@@ -58,18 +58,28 @@ func contains(list []string, s string) bool {
 	return false
 }
 
+// commandArgs parses a command's arguments; done says the command ends
+// here with code: a usage error (2), or --help printed (0).
+func (c CLI) commandArgs(args []string, valueFlags ...string) (a commandArgs, code int, done bool) {
+	a, err := parseCommandArgs(args, valueFlags...)
+	if err != nil {
+		return a, c.fail(kcpref.ExitUsage, err.Error()), true
+	}
+	if a.help {
+		fmt.Fprintln(c.Stdout, c.usage())
+		return a, kcpref.ExitOK, true
+	}
+	return a, 0, false
+}
+
 // Validate is `validate <file|dir>` (or --manifest): it lints the manifest
 // and prints the findings, as text or as JSON (--json), and exits 1 when
 // there is an error. A manifest that cannot be read or parsed is one
 // error. --as-of pins the date of the expired warning (default today, UTC).
 func (c CLI) Validate(args []string) int {
-	a, err := parseCommandArgs(args, "manifest", "as-of")
-	if err != nil {
-		return c.fail(kcpref.ExitUsage, err.Error())
-	}
-	if a.help {
-		fmt.Fprintln(c.Stdout, c.usage())
-		return kcpref.ExitOK
+	a, exit, done := c.commandArgs(args, "manifest", "as-of")
+	if done {
+		return exit
 	}
 	loc := strings.Join(a.positionals, " ")
 	if m, ok := a.values["manifest"]; ok {
@@ -141,13 +151,9 @@ func (c CLI) readArtifact(path string) (any, bool) {
 // re-plans from the saved inputs, and says whether the plan reproduced
 // (exit 0) or drifted (exit 1), naming the sha256 change or the fields.
 func (c CLI) Replay(args []string) int {
-	a, err := parseCommandArgs(args)
-	if err != nil {
-		return c.fail(kcpref.ExitUsage, err.Error())
-	}
-	if a.help {
-		fmt.Fprintln(c.Stdout, c.usage())
-		return kcpref.ExitOK
+	a, code, done := c.commandArgs(args)
+	if done {
+		return code
 	}
 	artifact := strings.Join(a.positionals, " ")
 	if artifact == "" {
@@ -201,13 +207,9 @@ func (c CLI) replayOne(saved map[string]any) kcpref.ReplayCheck {
 // Diff is `diff <a.json> <b.json>`: what changed between two saved plans;
 // exit 0 when nothing did, 1 when something did, 2 without two files.
 func (c CLI) Diff(args []string) int {
-	a, err := parseCommandArgs(args)
-	if err != nil {
-		return c.fail(kcpref.ExitUsage, err.Error())
-	}
-	if a.help {
-		fmt.Fprintln(c.Stdout, c.usage())
-		return kcpref.ExitOK
+	a, code, done := c.commandArgs(args)
+	if done {
+		return code
 	}
 	if len(a.positionals) != 2 {
 		return c.fail(kcpref.ExitUsage, "Usage: kcp-agent diff <a.json> <b.json> [--json]\n\n"+c.usage())
