@@ -10,7 +10,11 @@ import (
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
 
-func benchClient(b *testing.B) (*Client, func()) {
+func benchClient(b *testing.B) (*Client, func()) { return benchClientOver(b, false) }
+
+// benchClientOver serves the reference behind the bundled map and returns a
+// client of it over MCP, or over the plain HTTP form (api).
+func benchClientOver(b *testing.B, api bool) (*Client, func()) {
 	raw := bundledRawB(b)
 	s, err := Parse(Bundled, raw, nil)
 	if err != nil {
@@ -22,6 +26,9 @@ func benchClient(b *testing.B) (*Client, func()) {
 	}
 	srv := httptest.NewServer(NewServer(ref, s).Handler())
 	c := NewClient(srv.URL, s, 10*time.Second)
+	if api {
+		c = NewAPIClient(srv.URL, s, 10*time.Second)
+	}
 	return c, func() { c.Close(); srv.Close() }
 }
 
@@ -66,22 +73,8 @@ func BenchmarkParallelReadsOverMCP(b *testing.B) { parallelReads(b, false) }
 func BenchmarkParallelReadsOverAPI(b *testing.B) { parallelReads(b, true) }
 
 func parallelReads(b *testing.B, api bool) {
-	raw := bundledRawB(b)
-	s, err := Parse(Bundled, raw, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	ref, err := kungfuinproc.New()
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(NewServer(ref, s).Handler())
-	defer srv.Close()
-	c := NewClient(srv.URL, s, 10*time.Second)
-	if api {
-		c = NewAPIClient(srv.URL, s, 10*time.Second)
-	}
-	defer c.Close()
+	c, done := benchClientOver(b, api)
+	defer done()
 	ctx := context.Background()
 	r, err := c.Control(ctx, kungfu.Control{Name: kungfu.ControlProvision, Params: map[string]any{"name": "bench"}})
 	if err != nil || !r.OK {
