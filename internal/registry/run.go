@@ -88,13 +88,13 @@ func (req RunRequest) plan() (*runner.Plan, error) {
 		if st, err := os.Stat(req.Vectors); err != nil || !st.IsDir() {
 			return nil, usagef("--vectors %s: not a directory", req.Vectors)
 		}
-		opts = append(opts, runner.WithVectors(os.DirFS(req.Vectors), "."))
+		opts = append(opts, runner.WithVectorsDir(req.Vectors))
 	}
 	if req.Features != "" {
 		if st, err := os.Stat(req.Features); err != nil || !st.IsDir() {
 			return nil, usagef("--features %s: not a directory", req.Features)
 		}
-		opts = append(opts, runner.WithFeatures(os.DirFS(req.Features), "."))
+		opts = append(opts, runner.WithFeaturesDir(req.Features))
 	}
 	return req.Suite.Plan(opts...)
 }

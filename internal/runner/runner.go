@@ -13,6 +13,8 @@ import (
 	"io"
 	"io/fs"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -148,7 +150,7 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 			err = lint(checks, s.Vocabulary)
 		}
 		if err != nil {
-			return nil, &UsageError{Msg: err.Error()}
+			return nil, onDisk(lo.featuresPath, f, err)
 		}
 		p.Checks = append(p.Checks, checks...)
 	}
@@ -178,7 +180,7 @@ func Load(fsys fs.FS, s Suite, opts ...LoadOption) (*Plan, error) {
 			err = lint(checks, s.Vocabulary)
 		}
 		if err != nil {
-			return nil, &UsageError{Msg: err.Error()}
+			return nil, onDisk(lo.vectorsPath, f, err)
 		}
 		compiled += len(checks)
 		p.Checks = append(p.Checks, checks...)
@@ -244,6 +246,23 @@ type loadOptions struct {
 	otherFeatures bool // the features are not the bundled ones
 	vectorsFS     fs.FS
 	vectorsDir    string
+	featuresPath  string // the directory on disk the features were read from, if any
+	vectorsPath   string // the same for the vectors
+}
+
+// onDisk is err, about file in the directory at (on disk; "" for assets),
+// as a UsageError that names the file by the path a user can open.
+func onDisk(at, file string, err error) error {
+	msg := err.Error()
+	if at != "" {
+		full := filepath.Join(at, filepath.FromSlash(file))
+		if rest, ok := strings.CutPrefix(msg, file); ok {
+			msg = full + rest
+		} else {
+			msg = full + ": " + msg
+		}
+	}
+	return &UsageError{Msg: msg}
 }
 
 // WithFeatures reads the suite's Gherkin features from dir in fsys (for
@@ -260,6 +279,24 @@ func WithFeatures(fsys fs.FS, dir string) LoadOption {
 // is a UsageError.
 func WithVectors(fsys fs.FS, dir string) LoadOption {
 	return func(o *loadOptions) { o.vectorsFS, o.vectorsDir = fsys, dir }
+}
+
+// WithFeaturesDir is WithFeatures for a directory on disk; a malformed file
+// in it is named by its path.
+func WithFeaturesDir(path string) LoadOption {
+	return func(o *loadOptions) {
+		WithFeatures(os.DirFS(path), ".")(o)
+		o.featuresPath = path
+	}
+}
+
+// WithVectorsDir is WithVectors for a directory on disk; a malformed file in
+// it is named by its path.
+func WithVectorsDir(path string) LoadOption {
+	return func(o *loadOptions) {
+		WithVectors(os.DirFS(path), ".")(o)
+		o.vectorsPath = path
+	}
 }
 
 func files(fsys fs.FS, dir, ext string) ([]string, error) {

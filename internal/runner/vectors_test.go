@@ -3,6 +3,8 @@ package runner_test
 import (
 	"errors"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -71,6 +73,36 @@ func TestEveryCompilerIsLinted(t *testing.T) {
 		var ue *runner.UsageError
 		if !errors.As(err, &ue) || !strings.Contains(err.Error(), "v.json#/cases/0/calls/0") {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestAFileOnDiskIsNamedByItsPath: a malformed file in a directory given on
+// the command line (--vectors, --features) is named by the path a user can
+// open, not by its name inside that directory.
+func TestAFileOnDiskIsNamedByItsPath(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "sub", "x.json"), []byte("{bad"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "y.feature"), []byte("Feature: x\n  Scenario: y\n    Given\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, opt := range map[string]runner.LoadOption{
+		"vectors":  runner.WithVectorsDir(dir),
+		"features": runner.WithFeaturesDir(dir),
+	} {
+		_, err := runner.Load(sifu.Assets, kungfu.Suite, opt)
+		want := filepath.Join(dir, "sub", "x.json")
+		if name == "features" {
+			want = filepath.Join(dir, "y.feature")
+		}
+		var ue *runner.UsageError
+		if !errors.As(err, &ue) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%s: %v; want a usage error that starts with %s", name, err, want)
 		}
 	}
 }
