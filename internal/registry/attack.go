@@ -8,6 +8,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/linear"
+	"github.com/sifu-dev/sifu/internal/runner"
 )
 
 // Fuzzer is what a fuzz run needs of an opened target (a *Subject).
@@ -107,7 +108,8 @@ func (r *FuzzRun) Fuzz(ctx context.Context, progress func()) (fuzz.Result, error
 		return res, &FuzzHarnessError{Err: harness, Reproduce: r.Reproduce(runs)}
 	}
 	var lost *fuzz.TargetError
-	if errors.As(err, &lost) {
+	var unreachable *runner.UnreachableError
+	if errors.As(err, &lost) || errors.As(err, &unreachable) {
 		return res, usagef("%v", err)
 	}
 	if err != nil {
