@@ -28,6 +28,7 @@ func TestAttackCommands(t *testing.T) {
 		{[]string{"race", "--rounds", "2", "--tags", "@KF-6.4-15"}, exitOK},
 		{[]string{"race", "--rounds", "5", "--tags", "@KF-6.4-15", "--mutant", "second-take", "--out", out}, exitFail},
 		{[]string{"race", "--tags", "@no-such-tag"}, exitUsage},
+		{[]string{"race", "--target", "http", "--url", "http://127.0.0.1:1", "--rounds", "2", "--tags", "@KF-6.4-15"}, exitUsage},
 	}
 	for _, c := range cases {
 		if got := run(c.args); got != c.want {

@@ -116,8 +116,11 @@ type Subject struct {
 	// Kind is the target kind it was opened as.
 	Kind string
 	done func()
-	fuzz func(context.Context, FuzzRequest) (fuzz.Result, error)
-	race *linear.Checker
+	// helloTimeout bounds the hello the fuzzer and the race checker ask
+	// for first (--request-timeout).
+	helloTimeout time.Duration
+	fuzz         func(context.Context, FuzzRequest) (fuzz.Result, error)
+	race         *linear.Checker
 }
 
 // Workers and Shared pass on what the suite's target says of itself, which
@@ -176,6 +179,9 @@ func (t *Subject) Fuzz(ctx context.Context, req FuzzRequest) (fuzz.Result, error
 	if t.fuzz == nil {
 		return fuzz.Result{}, &runner.UsageError{Msg: "this target cannot be fuzzed"}
 	}
+	if err := t.probe(ctx); err != nil {
+		return fuzz.Result{}, err
+	}
 	return t.fuzz(ctx, req)
 }
 
@@ -186,6 +192,13 @@ func (t *Subject) Race(ctx context.Context, r linear.Race, rounds int, outDir st
 		return linear.Verdict{}, &runner.UsageError{Msg: "this target has no race checker"}
 	}
 	return t.race.Check(ctx, r, rounds, outDir)
+}
+
+// probe asks the target for its hello as a run does first, so a target
+// that cannot be reached or started is reported as such (exit 2), never
+// as a divergence or a failed race.
+func (t *Subject) probe(ctx context.Context) error {
+	return runner.Probe(ctx, runner.Config{Target: t.Target, TargetName: t.Kind, HelloTimeout: t.helloTimeout})
 }
 
 // Open builds the target a spec names.
@@ -212,7 +225,7 @@ func (s *Suite) Open(spec Spec) (*Subject, error) {
 	if err != nil {
 		return nil, err
 	}
-	t.Kind = spec.Kind
+	t.Kind, t.helloTimeout = spec.Kind, spec.RequestTimeout
 	return t, nil
 }
 

@@ -356,6 +356,9 @@ func Races(ctx context.Context, s *Suite, t *Subject, tags string, rounds int, o
 	if len(races) == 0 {
 		return 0, 0, usagef("no check with concurrent steps was selected")
 	}
+	if err := t.probe(ctx); err != nil {
+		return 0, 0, err
+	}
 	for _, r := range races {
 		v, err := t.Race(ctx, r, rounds, outDir)
 		if err != nil {

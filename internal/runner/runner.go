@@ -589,16 +589,9 @@ func (p *Plan) Choose(ctx context.Context, cfg Config) (*Chosen, error) {
 	// The hello is one request, bounded by the request timeout (and never
 	// longer than a check): a target that never answers it must not hang
 	// the run, even one that does not heed its context.
-	limit, flag := cfg.helloTimeout()
-	dctx, cancel := context.WithTimeout(ctx, limit)
-	desc, err := describe(dctx, cfg.Target)
-	cancel()
+	desc, err := hello(ctx, cfg)
 	if err != nil {
-		err = helloError(err)
-		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-			return nil, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer its hello within %s (%s bounds the hello; raise it for a target that starts slowly): %w", limit, flag, err)}
-		}
-		return nil, &UnreachableError{Target: cfg.TargetName, Err: err}
+		return nil, err
 	}
 	desc.Name = cfg.TargetName
 	profiles := cfg.Profiles
@@ -902,6 +895,32 @@ func runBounded(cctx context.Context, target Target, c engine.Check, vocab engin
 // waiting no longer than ctx and a Grace: a target that does not heed its
 // context cannot hang the run. The hello is no verdict: an answer that
 // comes within the grace is taken.
+// hello asks cfg's target who it is, within the hello's time limit; a
+// target that does not answer is an *UnreachableError.
+func hello(ctx context.Context, cfg Config) (results.TargetInfo, error) {
+	limit, flag := cfg.helloTimeout()
+	dctx, cancel := context.WithTimeout(ctx, limit)
+	desc, err := describe(dctx, cfg.Target)
+	cancel()
+	if err != nil {
+		err = helloError(err)
+		if errors.Is(dctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+			return results.TargetInfo{}, &UnreachableError{Target: cfg.TargetName, Err: fmt.Errorf("it did not answer its hello within %s (%s bounds the hello; raise it for a target that starts slowly): %w", limit, flag, err)}
+		}
+		return results.TargetInfo{}, &UnreachableError{Target: cfg.TargetName, Err: err}
+	}
+	return desc, nil
+}
+
+// Probe asks cfg's target for its hello as a run does before its first
+// check (cfg's Target, TargetName, Timeout and HelloTimeout): a target
+// that cannot be reached or started is an *UnreachableError. The fuzzer
+// and the race checker probe first, so such a target is no finding.
+func Probe(ctx context.Context, cfg Config) error {
+	_, err := hello(ctx, cfg)
+	return err
+}
+
 func describe(ctx context.Context, target Target) (results.TargetInfo, error) {
 	type hello struct {
 		info results.TargetInfo
