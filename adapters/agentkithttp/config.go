@@ -35,6 +35,8 @@ type ConfigData struct {
 	MCPURL string
 	// MCPSources are the settings' MCP sources as the templates write them.
 	MCPSources []MCPSourceData
+	// ExtraSources are the settings' further sources, their URLs placed.
+	ExtraSources []agentkit.Source
 	agentkit.Settings
 }
 
