@@ -45,6 +45,7 @@ type ConfigData struct {
 type MCPSourceData struct {
 	Name     string
 	Required bool
+	Priority int
 	Config   map[string]any
 }
 

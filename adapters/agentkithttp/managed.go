@@ -243,7 +243,7 @@ func StubData(stub *Stub, addr string, s agentkit.Settings) (ConfigData, error) 
 		if err != nil {
 			return ConfigData{}, err
 		}
-		d.MCPSources = append(d.MCPSources, MCPSourceData{Name: src.Name, Required: src.Required, Config: cfg})
+		d.MCPSources = append(d.MCPSources, MCPSourceData{Name: src.Name, Required: src.Required, Priority: src.Priority, Config: cfg})
 	}
 	for _, src := range s.Sources {
 		cfg, err := placeURLs(src.Config, stub.ToolsURL())

@@ -30,6 +30,38 @@ Feature: Catalogue governance
       """
     Then the gateway did not start, and its output names "cap://tool/local/current_time supplied by both \"local\" and \"local\" with equal priority"
 
+  @AK-CAT-01 @startup
+  Scenario: Versions do not tell capabilities apart: two sources of one name at versions 1 and 2 and equal priority conflict
+    When the gateway is started with the configuration:
+      """
+      {"mcp": [{"name": "kb", "transport": "http", "version": "1"}, {"name": "kb", "transport": "http", "version": "2"}],
+       "include": ["cap://tool/kb/*"]}
+      """
+    Then the gateway did not start, and its output names "supplied by both \"kb\" and \"kb\" with equal priority"
+
+  @AK-CAT-02 @AK-CAT-05
+  Scenario: Of two versions of one capability the higher priority's is the one offered
+    Given the gateway runs with the configuration:
+      """
+      {"mcp": [{"name": "kb", "transport": "http", "version": "1", "priority": 1}, {"name": "kb", "transport": "http", "version": "2"}],
+       "include": ["cap://tool/kb/*@1"]}
+      """
+    And the model follows script main:
+      """
+      [{"text": "hello"}]
+      """
+    When a message "hi" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "hello"
+    And the model was offered the tools find and charge under script main
+
+  @AK-CAT-04 @startup
+  Scenario: An include pattern with a wildcard kind fails start-up, naming the pattern
+    When the gateway is started with the configuration:
+      """
+      {"include": ["cap://*/ops/*"]}
+      """
+    Then the gateway did not start, and its output names "cap://*/ops/*"
+
   @AK-CAT-01 @AK-CAT-02
   Scenario: Distinct tools of two sources of one name do not conflict: both are offered
     Given the gateway runs with the configuration:
@@ -103,6 +135,21 @@ Feature: Catalogue governance
     And the model was offered the tools deduct, statement and audit under script main
     And the model was not offered a tool named lookup under script main
     And the model was not offered a tool named memo under script main
+
+  @AK-CAT-03
+  Scenario: An exclude pattern also removes a skill of a mounted namespace
+    Given the gateway runs with the configuration:
+      """
+      {"skills": true, "exclude": ["cap://skill/reports/rep*"]}
+      """
+    And the model follows script main:
+      """
+      [{"text": "hello"}]
+      """
+    When a message "hi" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "hello"
+    And the model was offered the tools lookup and deduct under script main
+    And the model was not offered a tool named report under script main
 
   @AK-CAT-04
   Scenario: cap://tool/*/* selects the tools of every source, the built-in local tool among them

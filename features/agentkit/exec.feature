@@ -41,6 +41,20 @@ Feature: exec sources and the built-in local tool
       | with catalog.max_risk dangerous       |                      | , "max_risk": "dangerous"  |
       | when it declares risk readonly        | , "risk": "readonly" |                            |
 
+  @AK-EXEC-01 @AK-SUSPEND-06
+  Scenario: An admitted dangerous exec tool asks for approval under interactive approval
+    Given the gateway runs with the configuration:
+      """
+      {"sources": [{"name": "shell", "type": "exec", "config": {"tools": [{"name": "run", "runtime": "sh", "description": "Run a shell script"}]}}],
+       "include": ["cap://tool/shell/*"], "max_risk": "dangerous"}
+      """
+    And the model follows script main:
+      """
+      [{"tool": "run", "args": {"script": "echo hi"}}, {"text": "saw: {{tools}}"}]
+      """
+    When a message "run it" under script main is sent to assistant on session s1
+    Then the gateway waits for approval of "Run a shell script" with arguments {"script": "echo hi"} under script main
+
   @AK-EXEC-02
   Scenario: An exec tool runs its script with sh, the args as positional parameters, and the model gets stdout and stderr
     Given the gateway runs with the configuration:

@@ -69,6 +69,8 @@ type MCPSource struct {
 	// Absent points the source at a loopback port where nothing listens
 	// (sse and http only).
 	Absent bool `json:"absent,omitempty"`
+	// Priority is the source's priority (0 when unset).
+	Priority int `json:"priority,omitempty"`
 	// Version is the source's version: its tools become
 	// cap://tool/<source>/<name>@<version>.
 	Version string `json:"version,omitempty"`
