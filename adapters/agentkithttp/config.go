@@ -37,6 +37,9 @@ type ConfigData struct {
 	MCPSources []MCPSourceData
 	// ExtraSources are the settings' further sources, their URLs placed.
 	ExtraSources []agentkit.Source
+	// IncludeGiven says the settings give the assistant's include patterns,
+	// none among them ([]).
+	IncludeGiven bool
 	agentkit.Settings
 }
 

@@ -237,7 +237,8 @@ func (m *Managed) data(addr string, s agentkit.Settings) (ConfigData, error) {
 
 // StubData fills the templates for a gateway at addr talking to stub.
 func StubData(stub *Stub, addr string, s agentkit.Settings) (ConfigData, error) {
-	d := ConfigData{Addr: addr, ModelURL: stub.ModelURL(), ToolsURL: stub.ToolsURL(), MCPURL: stub.MCPURL(), Settings: s}
+	d := ConfigData{Addr: addr, ModelURL: stub.ModelURL(), ToolsURL: stub.ToolsURL(), MCPURL: stub.MCPURL(), Settings: s,
+		IncludeGiven: s.Include != nil}
 	for _, src := range s.MCP {
 		cfg, err := stub.mcpConfig(s.MCPKey, src)
 		if err != nil {
@@ -382,7 +383,7 @@ func checkMade(s agentkit.Settings) string {
 			parts = append(parts, "the MCP source "+src.Name+" of version "+src.Version)
 		}
 	}
-	if len(s.Include) > 0 || len(s.Exclude) > 0 {
+	if s.Include != nil || len(s.Exclude) > 0 {
 		parts = append(parts, "the assistant's include and exclude patterns")
 	}
 	return strings.Join(parts, ", ")

@@ -54,6 +54,23 @@ Feature: Catalogue governance
     Then the turn is done with an answer containing "hello"
     And the model was offered the tools find and charge under script main
 
+  @AK-CAT-08
+  Scenario: An agent with no include pattern is offered no source's tool, the built-in ones neither
+    Given the gateway runs with the configuration:
+      """
+      {"include": []}
+      """
+    And the model follows script main:
+      """
+      [{"text": "hello"}]
+      """
+    When a message "hi" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "hello"
+    And the model was offered the tool ask_user under script main
+    And the model was not offered a tool named lookup under script main
+    And the model was not offered a tool named deduct under script main
+    And the model was not offered a tool named current_time under script main
+
   @AK-CAT-04 @startup
   Scenario: An include pattern with a wildcard kind fails start-up, naming the pattern
     When the gateway is started with the configuration:

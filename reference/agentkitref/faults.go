@@ -115,6 +115,7 @@ const (
 	FaultHeadReadonly       Fault = "head-readonly"         // a HEAD tool without a risk is readonly, like GET
 	FaultTruncateAtLimit    Fault = "truncate-at-limit"     // a result of exactly max_resp_len characters is marked truncated
 	FaultSSEFirstErrorEvent Fault = "sse-first-error-event" // a streamed turn whose first model call fails answers 200 with an error event
+	FaultEmptyIncludeAll    Fault = "empty-include-all"     // an agent without include patterns is offered every source's tools
 )
 
 // Faults lists every planted fault.
@@ -136,7 +137,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultMCPFirstSource,
 	FaultCatalogLastWins, FaultCatalogFirstWins, FaultIncludeOverExclude, FaultKindUnchecked, FaultVersionIgnored,
 	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
-	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent}
+	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

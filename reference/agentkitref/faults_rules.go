@@ -103,4 +103,5 @@ var CaughtBy = map[Fault][]string{
 	FaultHeadReadonly:       {"AK-TOOL-05"},
 	FaultTruncateAtLimit:    {"AK-TOOL-07"},
 	FaultSSEFirstErrorEvent: {"AK-SSE-04"},
+	FaultEmptyIncludeAll:    {"AK-CAT-08"},
 }

@@ -204,7 +204,7 @@ func (g *Gateway) Close() {
 }
 
 func selected(a *Agent, r Ref, faults []Fault) bool {
-	in := len(a.Capabilities.Include) == 0
+	in := len(a.Capabilities.Include) == 0 && has(faults, FaultEmptyIncludeAll) // no include: no source's tool
 	for _, p := range a.Capabilities.Include {
 		if pr, err := ParseRef(p); err == nil && matches(pr, r, faults) {
 			in = true

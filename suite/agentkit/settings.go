@@ -26,8 +26,8 @@ type Settings struct {
 	// MCP sources, in order. In their config a string "$TOOLS/x" is the
 	// stub tool x and "$NOWHERE/x" a URL where nothing listens.
 	Sources []Source `json:"sources,omitempty"`
-	// Include, when set, replaces the assistant's include patterns;
-	// Exclude are its exclude patterns.
+	// Include, when given (an empty list too), replaces the assistant's
+	// include patterns; Exclude are its exclude patterns.
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
 }
