@@ -86,6 +86,22 @@ Feature: exec sources and the built-in local tool
     And the last tool results the model saw under script main contain "partial-output"
     And the model was called 2 times under script main
 
+  @AK-EXEC-03
+  Scenario: A script that outlives the source's timeout is stopped, and that too is a result
+    Given the gateway runs with the configuration:
+      """
+      {"sources": [{"name": "shell", "type": "exec", "config": {"timeout": "300ms", "tools": [{"name": "run", "runtime": "sh"}]}}],
+       "include": ["cap://tool/shell/*"], "max_risk": "dangerous", "approval": "auto"}
+      """
+    And the model follows script main:
+      """
+      [{"tool": "run", "args": {"script": "echo started; exec sleep 30"}}, {"text": "saw: {{tools}}"}]
+      """
+    When a message "run it" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "exit error: "
+    And the last tool results the model saw under script main contain "started"
+    And the model was called 2 times under script main
+
   @AK-LOCAL-01
   Scenario: The built-in current_time is offered when included and answers the time in RFC 3339
     Given the gateway runs with the configuration:
