@@ -35,6 +35,11 @@ type ConfigData struct {
 	MCPURL string
 	// MCPSources are the settings' MCP sources as the templates write them.
 	MCPSources []MCPSourceData
+	// ExtraSources are the settings' further sources, their URLs placed.
+	ExtraSources []agentkit.Source
+	// IncludeGiven says the settings give the assistant's include patterns,
+	// none among them ([]).
+	IncludeGiven bool
 	agentkit.Settings
 }
 
@@ -43,6 +48,7 @@ type ConfigData struct {
 type MCPSourceData struct {
 	Name     string
 	Required bool
+	Priority int
 	Config   map[string]any
 }
 

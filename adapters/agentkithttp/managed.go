@@ -237,15 +237,74 @@ func (m *Managed) data(addr string, s agentkit.Settings) (ConfigData, error) {
 
 // StubData fills the templates for a gateway at addr talking to stub.
 func StubData(stub *Stub, addr string, s agentkit.Settings) (ConfigData, error) {
-	d := ConfigData{Addr: addr, ModelURL: stub.ModelURL(), ToolsURL: stub.ToolsURL(), MCPURL: stub.MCPURL(), Settings: s}
+	d := ConfigData{Addr: addr, ModelURL: stub.ModelURL(), ToolsURL: stub.ToolsURL(), MCPURL: stub.MCPURL(), Settings: s,
+		IncludeGiven: s.Include != nil}
 	for _, src := range s.MCP {
 		cfg, err := stub.mcpConfig(s.MCPKey, src)
 		if err != nil {
 			return ConfigData{}, err
 		}
-		d.MCPSources = append(d.MCPSources, MCPSourceData{Name: src.Name, Required: src.Required, Config: cfg})
+		d.MCPSources = append(d.MCPSources, MCPSourceData{Name: src.Name, Required: src.Required, Priority: src.Priority, Config: cfg})
+	}
+	for _, src := range s.Sources {
+		cfg, err := placeURLs(src.Config, stub.ToolsURL())
+		if err != nil {
+			return ConfigData{}, fmt.Errorf("source %s: %w", src.Name, err)
+		}
+		src.Config, _ = cfg.(map[string]any)
+		d.ExtraSources = append(d.ExtraSources, src)
 	}
 	return d, nil
+}
+
+// placeURLs copies a source's config with "$TOOLS" at the start of a string
+// replaced by the stub tools' base and "$NOWHERE" by a loopback URL where
+// nothing listens.
+func placeURLs(v any, tools string) (any, error) {
+	switch x := v.(type) {
+	case string:
+		switch {
+		case strings.HasPrefix(x, "$TOOLS"):
+			return tools + strings.TrimPrefix(x, "$TOOLS"), nil
+		case strings.HasPrefix(x, "$NOWHERE"):
+			nowhere, err := Nowhere()
+			return nowhere + strings.TrimPrefix(x, "$NOWHERE"), err
+		}
+		return x, nil
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			c, err := placeURLs(e, tools)
+			if err != nil {
+				return nil, err
+			}
+			out[k] = c
+		}
+		return out, nil
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			c, err := placeURLs(e, tools)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = c
+		}
+		return out, nil
+	}
+	return v, nil
+}
+
+// Nowhere is a loopback URL where nothing listens: a port just bound and
+// let go (nothing else is expected to take it within one check).
+func Nowhere() (string, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", &SetupError{Msg: fmt.Sprintf("cannot find a free loopback port for an unreachable source: %v", err)}
+	}
+	addr := ln.Addr().String()
+	_ = ln.Close()
+	return "http://" + addr, nil
 }
 
 // Stuck remembers the first failure to start a gateway that did not exit.
@@ -281,14 +340,18 @@ func (m *Managed) launch(ctx context.Context, dir string, s agentkit.Settings) e
 	}
 	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
 	var sf *StartFailure
-	down := downSources(s)
-	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil && down == "" {
+	down, made := downSources(s), checkMade(s)
+	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil && down == "" && made == "" {
 		m.Stuck.set(err)
 	}
 	if err != nil && down != "" && !errors.As(err, new(*SetupError)) && ctx.Err() == nil {
 		// the check made the source fail: a gateway that does not come up
 		// is its verdict, not the harness's trouble
 		return &engine.Violation{Msg: fmt.Sprintf("with the optional MCP source %s unable to start, the gateway did not come up: %s", down, OneLine(err.Error()))}
+	}
+	if err != nil && made != "" && !errors.As(err, new(*SetupError)) && ctx.Err() == nil {
+		// a configuration the check built and the rules say starts
+		return &engine.Violation{Msg: fmt.Sprintf("with %s, the gateway did not come up: %s", made, OneLine(err.Error()))}
 	}
 	if err != nil {
 		return err
@@ -302,6 +365,28 @@ func (m *Managed) stop() {
 		_ = m.inst.Stop()
 		m.inst = nil
 	}
+}
+
+// checkMade names what of s a check built beyond sifu's own configuration
+// (further sources, include and exclude patterns, MCP sources with nothing
+// listening or with a version), or "".
+func checkMade(s agentkit.Settings) string {
+	var parts []string
+	for _, src := range s.Sources {
+		parts = append(parts, fmt.Sprintf("the %s source %s", src.Type, src.Name))
+	}
+	for _, src := range s.MCP {
+		switch {
+		case src.Absent:
+			parts = append(parts, "the MCP source "+src.Name+" with nothing listening at its URL")
+		case src.Version != "":
+			parts = append(parts, "the MCP source "+src.Name+" of version "+src.Version)
+		}
+	}
+	if s.Include != nil || len(s.Exclude) > 0 {
+		parts = append(parts, "the assistant's include and exclude patterns")
+	}
+	return strings.Join(parts, ", ")
 }
 
 // downSources names the MCP sources of s that refuse to start, or "".

@@ -195,6 +195,13 @@ func (s *Stub) mcpConfig(key string, src agentkit.MCPSource) (map[string]any, er
 		cfg["command"], cfg["env"] = exe, env
 	case "sse", "http":
 		cfg["url"] = base + key + "/" + src.Name + "/" + src.Transport
+		if src.Absent {
+			nowhere, err := Nowhere()
+			if err != nil {
+				return nil, err
+			}
+			cfg["url"] = nowhere + "/mcp/" + src.Name
+		}
 	default:
 		return nil, fmt.Errorf("MCP source %s: transport %q (sifu's stub serves stdio, sse and http)", src.Name, src.Transport)
 	}
@@ -206,6 +213,9 @@ func (s *Stub) mcpConfig(key string, src agentkit.MCPSource) (map[string]any, er
 	}
 	if len(src.RiskOverrides) > 0 {
 		cfg["risk_overrides"] = src.RiskOverrides
+	}
+	if src.Version != "" {
+		cfg["version"] = src.Version
 	}
 	return cfg, nil
 }

@@ -416,7 +416,8 @@ func splitWords(text string) []string {
 
 func (s *Stub) tool(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	rec := agentkit.ToolCall{Method: r.Method, Path: r.PathValue("rest"), Query: map[string]any{}, Body: map[string]any{}}
+	rec := agentkit.ToolCall{Method: r.Method, Path: r.PathValue("rest"), Query: map[string]any{}, Body: map[string]any{},
+		RawPath: strings.TrimPrefix(strings.TrimPrefix(r.URL.EscapedPath(), "/tools/"+name), "/")}
 	for k, v := range r.URL.Query() {
 		rec.Query[k] = v[0]
 	}

@@ -46,3 +46,19 @@ Feature: The A2A surface
     When a task "second task" under script second is sent to assistant over A2A
     Then /result/json/result is "second done"
     And no request of the model under script second mentions script first
+
+  @AK-A2A-03
+  Scenario Outline: A task whose first model call fails with <status> answers 200 with an error
+    Given the model follows script main:
+      """
+      [{"status": <status>}]
+      """
+    When a task "this will fail" under script main is sent to assistant over A2A
+    Then /result/status is 200
+    And /result/json/error matches {"$type": "string"}
+    And /result/json/result is absent
+
+    Examples:
+      | status |
+      | 400    |
+      | 429    |

@@ -230,6 +230,39 @@ Feature: MCP tool sources
       | sse       |
       | http      |
 
+  @AK-MCP-08
+  Scenario Outline: An optional MCP source over <transport> with nothing listening at its URL leaves the gateway up without its tools
+    Given the gateway runs with the configuration:
+      """
+      {"mcp": [{"name": "kb", "transport": "<transport>", "absent": true}]}
+      """
+    And the model follows script main:
+      """
+      [{"text": "hello"}]
+      """
+    When a message "hi" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "hello"
+    And the model was not offered a tool named find under script main
+    And the model was offered the tools lookup and deduct under script main
+
+    Examples:
+      | transport |
+      | sse       |
+      | http      |
+
+  @AK-MCP-09 @startup
+  Scenario Outline: A required MCP source over <transport> with nothing listening at its URL fails start-up, naming the source
+    When the gateway is started with the configuration:
+      """
+      {"mcp": [{"name": "kb", "transport": "<transport>", "absent": true, "required": true}]}
+      """
+    Then the gateway did not start, and its output names "kb"
+
+    Examples:
+      | transport |
+      | sse       |
+      | http      |
+
   @AK-MCP-10
   Scenario Outline: Over <transport>, two MCP sources that offer the same tools are offered as source_name, and each call reaches its own server
     Given the gateway runs with two MCP sources kb and docs over <transport>

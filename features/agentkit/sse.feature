@@ -59,3 +59,18 @@ Feature: Streaming answers over SSE
     And /result/sse/joined is "went on without an answer"
     And /result/sse/done_last is true
     And the model was called 2 times under script main
+
+  @AK-SSE-04 @AK-SSE-03
+  Scenario Outline: A streamed turn whose first model call fails (<status>) is never an error event: a 500 before any frame, or an empty stream ending [DONE]
+    Given the model follows script main:
+      """
+      [{"status": <status>}]
+      """
+    When a streamed message "fail at once" under script main is sent to assistant on session s1
+    Then /result matches {"$any_of": [{"/status": 500, "/content_type": {"$regex": "^text/plain"}, "/sse": {"$absent": true}, "/text": {"$not_contains": "data:"}}, {"/status": 200, "/content_type": {"$regex": "^text/event-stream"}, "/sse/other": [], "/sse/joined": "", "/sse/done_last": true, "/sse/done_count": 1}]}
+    And the model was called <calls> times under script main
+
+    Examples:
+      | status | calls |
+      | 400    | 1     |
+      | 500    | 3     |

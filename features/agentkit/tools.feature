@@ -167,3 +167,116 @@ Feature: HTTP tools
     When a message "poll three times" under script main is sent to assistant on session s1
     Then the turn is done with an answer containing "lookup-receipt-3"
     And the tool lookup was called 3 times under script main
+
+  @AK-TOOL-03
+  Scenario Outline: The boundary of an error answer: <status> is a result "HTTP <status>: " and the body
+    Given the model follows script main:
+      """
+      {"replies": [{"tool": "lookup", "args": {"account": "a1"}}, {"text": "saw: {{tools}}"}], "tools": {"lookup": "<status>"}}
+      """
+    When a message "look it up" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "saw: HTTP <status>: "
+    And /result/json/answer matches {"$contains": "sifu stub: scripted status <status> for lookup"}
+    And the tool lookup was called 1 time under script main
+
+    Examples:
+      | status |
+      | 400    |
+      | 401    |
+      | 403    |
+      | 502    |
+
+  @AK-TOOL-03
+  Scenario: An answer of 399, just below 400, is the body as it is, without an HTTP prefix
+    Given the model follows script main:
+      """
+      {"replies": [{"tool": "lookup", "args": {"account": "a1"}}, {"text": "saw: {{tools}}"}], "tools": {"lookup": "399"}}
+      """
+    When a message "look it up" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "sifu stub: scripted status 399 for lookup"
+    And /result/json/answer matches {"$regex": "^saw: \\{\"error\""}
+    And /result/json/answer matches {"$not_contains": "HTTP 399"}
+
+  @AK-TOOL-04
+  Scenario Outline: A path parameter with <what> is escaped into one path segment
+    Given the model follows script main:
+      """
+      [{"tool": "statement", "args": {"account": "<value>"}}, {"text": "saw: {{tools}}"}]
+      """
+    When a message "my statement" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "statement-receipt-1"
+    When the calls of tool statement under script main are read
+    Then the answer matches:
+      | pointer                 | value |
+      | /result/count           | 1 |
+      | /result/last/path       | "<value>" |
+      | /result/last/raw_path   | {"$regex": "^[!-~]+$"} |
+      | /result/last/raw_path   | {"$regex": "^[^/?#]+$"} |
+      | /result/last/query/ref  | "${script_main}" |
+
+    Examples:
+      | what              | value        |
+      | a space           | a b          |
+      | a slash           | a/b          |
+      | a question mark   | a?b=1        |
+      | a percent sign    | 100%25x%     |
+      | a hash            | a#b          |
+      | non-ASCII letters | 账户ü         |
+
+  @AK-TOOL-05
+  Scenario Outline: A <method> tool without a risk is mutating: it asks for approval before it runs
+    Given the gateway runs with the configuration:
+      """
+      {"sources": [{"name": "verbs", "type": "http", "config": {"tools": [{"name": "act", "description": "Act with <method>", "method": "<method>", "url": "$TOOLS/act", "params": {"ref": {"type": "string"}}}]}}],
+       "include": ["cap://tool/verbs/*"]}
+      """
+    And the model follows script main:
+      """
+      [{"tool": "act"}, {"text": "done: {{tools}}"}]
+      """
+    When a message "act" under script main is sent to assistant on session s1
+    Then the gateway waits for approval of "Act with <method>" with arguments {} under script main
+    And the tool act was called 0 times under script main
+
+    Examples:
+      | method |
+      | HEAD   |
+      | POST   |
+      | PUT    |
+      | PATCH  |
+      | DELETE |
+
+  @AK-TOOL-05
+  Scenario Outline: A GET tool without a risk, declared <as>, is readonly: it runs without approval
+    Given the gateway runs with the configuration:
+      """
+      {"sources": [{"name": "verbs", "type": "http", "config": {"tools": [{"name": "act", "description": "Act with GET", <method>"url": "$TOOLS/act", "params": {"ref": {"type": "string"}}}]}}],
+       "include": ["cap://tool/verbs/*"]}
+      """
+    And the model follows script main:
+      """
+      [{"tool": "act"}, {"text": "done: {{tools}}"}]
+      """
+    When a message "act" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "act-receipt-1"
+    And the tool act was called 1 time under script main
+
+    Examples:
+      | as                 | method           |
+      | method GET         | "method": "GET", |
+      | with no method     |                  |
+
+  @AK-TOOL-07
+  Scenario Outline: A result of <n> characters against max_resp_len 12 is <how>
+    Given the model follows script main:
+      """
+      {"replies": [{"tool": "memo"}, {"text": "memo: [{{tools}}]"}], "tools": {"memo": "body:<body>"}}
+      """
+    When a message "the memo" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "memo: [<seen>]"
+
+    Examples:
+      | n  | how           | body            | seen                        |
+      | 11 | kept whole    | 今日备忘:检查账户余额     | 今日备忘:检查账户余额                 |
+      | 12 | kept whole    | 今日备忘:检查账户余额并    | 今日备忘:检查账户余额并                |
+      | 13 | cut and marked | 今日备忘:检查账户余额并核   | 今日备忘:检查账户余额并...(truncated)   |

@@ -40,10 +40,9 @@ type App struct {
 	Agents []*Agent `yaml:"-"` // in declaration order
 	// maxRisk is catalog.max_risk parsed (default mutating).
 	maxRisk int
-	// tools are the http tools of the top-level sources.
-	tools []*capability
-	// mcp are the top-level mcp sources, connected when the gateway is built.
-	mcp []*mcpDecl
+	// sources are the top-level sources in declaration order; an mcp one
+	// is connected when the gateway is built.
+	sources []sourceDecl
 }
 
 // Serving is the HTTP listener; an empty Addr means no gateway.
@@ -303,19 +302,28 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 		}
 	}
 	for _, s := range app.Sources {
-		if s.Type == "mcp" {
+		decl := sourceDecl{name: s.Name, priority: s.Priority}
+		switch s.Type {
+		case "mcp":
 			d, err := s.readMCP()
 			if err != nil {
 				return nil, fmt.Errorf("source %s: %w", s.Name, err)
 			}
-			app.mcp = append(app.mcp, d)
-			continue
+			decl.mcp = d
+		case "exec":
+			caps, err := s.execCapabilities(skip)
+			if err != nil {
+				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			}
+			decl.caps = caps
+		default:
+			caps, err := s.capabilities(skip)
+			if err != nil {
+				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			}
+			decl.caps = caps
 		}
-		caps, err := s.capabilities(skip)
-		if err != nil {
-			return nil, fmt.Errorf("source %s: %w", s.Name, err)
-		}
-		app.tools = append(app.tools, caps...)
+		app.sources = append(app.sources, decl)
 	}
 	base := path.Dir(entry)
 	declared := map[string]string{}
@@ -404,7 +412,7 @@ func parseRisk(s string) (int, error) {
 // its method: GET is readonly, anything else mutating.
 func (s Source) capabilities(skip func(string) bool) ([]*capability, error) {
 	if s.Type != "http" {
-		return nil, fmt.Errorf("unsupported type %q (this gateway knows http and mcp)", s.Type)
+		return nil, fmt.Errorf("unsupported type %q (this gateway knows http, exec and mcp)", s.Type)
 	}
 	raw, err := json.Marshal(s.Config)
 	if err != nil {
@@ -439,7 +447,7 @@ func (s Source) capabilities(skip func(string) bool) ([]*capability, error) {
 		if err != nil && !skip("risk-levels") {
 			return nil, err
 		}
-		if t.Risk == "" && t.Method != "GET" && !skip("risk-default") {
+		if t.Risk == "" && t.Method != "GET" && !skip("risk-default") && (t.Method != "HEAD" || !skip("head-readonly")) {
 			risk = 1
 		}
 		out = append(out, &capability{ref: Ref{Kind: "tool", Domain: s.Name, Name: t.Name}, description: t.Description, risk: risk, tool: &t})

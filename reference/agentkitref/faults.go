@@ -96,6 +96,26 @@ const (
 	FaultMCPErrorHidden     Fault = "mcp-error-hidden"      // an MCP tool's failure reaches the model without the server's message
 	FaultMCPRequiredSkipped Fault = "mcp-required-skipped"  // a required MCP source that cannot start is skipped like an optional one
 	FaultMCPFirstSource     Fault = "mcp-first-source"      // a call of a renamed MCP tool goes to the first source with that name
+
+	// Catalogue governance, exec and local sources, and the boundaries of
+	// the http plumbing.
+	FaultCatalogLastWins    Fault = "catalog-last-wins"     // of two sources of equal priority the later silently wins
+	FaultCatalogFirstWins   Fault = "catalog-first-wins"    // the first source of a capability keeps it whatever the priorities
+	FaultIncludeOverExclude Fault = "include-over-exclude"  // an exclude pattern does not remove what an include selects
+	FaultKindUnchecked      Fault = "kind-unchecked"        // a pattern's kind is not compared
+	FaultVersionIgnored     Fault = "version-ignored"       // a pattern's version is not compared
+	FaultRenameUnsanitized  Fault = "rename-unsanitized"    // the second-level rename compares names before replacing unsafe characters
+	FaultHTTPSourceProbed   Fault = "http-source-probed"    // an http source whose tools cannot be reached at start-up is dropped
+	FaultExecReadonly       Fault = "exec-readonly"         // an exec tool without a risk is readonly
+	FaultExecArgsDropped    Fault = "exec-args-dropped"     // an exec tool's args never reach the script
+	FaultExecExitHidden     Fault = "exec-exit-hidden"      // a script's non-zero exit is answered with its output alone
+	FaultNoLocalTool        Fault = "no-local-tool"         // the built-in current_time is not in the catalogue
+	FaultStatus400OK        Fault = "status-400-ok"         // a tool answer of exactly 400 is taken as a success
+	FaultPathQueryEscape    Fault = "path-query-escape"     // a path parameter is escaped as a query value (a space becomes +)
+	FaultHeadReadonly       Fault = "head-readonly"         // a HEAD tool without a risk is readonly, like GET
+	FaultTruncateAtLimit    Fault = "truncate-at-limit"     // a result of exactly max_resp_len characters is marked truncated
+	FaultSSEFirstErrorEvent Fault = "sse-first-error-event" // a streamed turn whose first model call fails answers 200 with an error event
+	FaultEmptyIncludeAll    Fault = "empty-include-all"     // an agent without include patterns is offered every source's tools
 )
 
 // Faults lists every planted fault.
@@ -114,7 +134,10 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultCJKUntrimmed, FaultUserRunes, FaultSessionKeyASCII, FaultStreamArgsFirst, FaultAcceptExact, FaultCoerceInput, FaultCorruptPending500, FaultNoSessionLock,
 	FaultMCPBareText, FaultMCPIgnoreAllowList, FaultMCPOptionalFatal, FaultMCPRiskMutating,
 	FaultMCPPrefixedNames, FaultMCPDeclaredArgs, FaultMCPNoApproval, FaultMCPErrorHidden, FaultMCPRequiredSkipped,
-	FaultMCPFirstSource}
+	FaultMCPFirstSource,
+	FaultCatalogLastWins, FaultCatalogFirstWins, FaultIncludeOverExclude, FaultKindUnchecked, FaultVersionIgnored,
+	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
+	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {
@@ -151,6 +174,10 @@ func LoadDir(dir string, faults []Fault) (*App, error) {
 			return has(faults, FaultAcceptInvalidConfig)
 		case "boundary":
 			return has(faults, FaultRejectBoundary)
+		case "head-readonly":
+			return has(faults, FaultHeadReadonly)
+		case "exec-readonly":
+			return has(faults, FaultExecReadonly)
 		}
 		return has(faults, FaultLenientConfig)
 	})

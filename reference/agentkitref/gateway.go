@@ -107,31 +107,44 @@ func New(app *App, opts Options) (*Gateway, error) {
 		}
 		g.journal = j
 	}
-	tools := append([]*capability(nil), app.tools...)
-	for _, d := range app.mcp {
-		session, caps, err := connectMCP(d, opts.Faults)
-		if err != nil {
-			if (d.required && !has(opts.Faults, FaultMCPRequiredSkipped)) || has(opts.Faults, FaultMCPOptionalFatal) {
-				g.Close()
-				return nil, fmt.Errorf("catalog: required source %q is unavailable: %w", d.name, err)
+	cat := newCatalog(app.maxRisk, opts.Faults)
+	for _, src := range app.sources {
+		caps := src.caps
+		if src.mcp != nil {
+			d := src.mcp
+			session, mcaps, err := connectMCP(d, opts.Faults)
+			if err != nil {
+				if (d.required && !has(opts.Faults, FaultMCPRequiredSkipped)) || has(opts.Faults, FaultMCPOptionalFatal) {
+					g.Close()
+					return nil, fmt.Errorf("catalog: required source %q is unavailable: %w", d.name, err)
+				}
+				if opts.Warn != nil {
+					fmt.Fprintf(opts.Warn, "agentkit: optional source %q is unavailable, started without its tools: %v\n", d.name, err)
+				}
+				continue
 			}
-			if opts.Warn != nil {
-				fmt.Fprintf(opts.Warn, "agentkit: optional source %q is unavailable, started without its tools: %v\n", d.name, err)
-			}
+			g.mcpSessions = append(g.mcpSessions, session)
+			caps = mcaps
+		}
+		if has(opts.Faults, FaultHTTPSourceProbed) && !g.reachable(caps) {
 			continue
 		}
-		g.mcpSessions = append(g.mcpSessions, session)
-		tools = append(tools, caps...)
+		if err := cat.add(src.name, src.priority, caps); err != nil {
+			g.Close()
+			return nil, err
+		}
 	}
-	var all []*capability
-	for _, c := range tools {
-		if c.risk > app.maxRisk && !has(opts.Faults, FaultKeepDangerous) { // catalog.max_risk, mutating by default
-			continue
+	if !has(opts.Faults, FaultNoLocalTool) {
+		if err := cat.add("local", 0, localTools(g.now)); err != nil {
+			g.Close()
+			return nil, err
 		}
+	}
+	all := cat.list()
+	for _, c := range all {
 		if c.description == "" {
 			c.description = c.ref.Name
 		}
-		all = append(all, c)
 	}
 	for _, a := range app.Agents {
 		rt := &agentRT{cfg: a, byName: map[string]*capability{}, askUser: a.Capabilities.AskUser == nil || *a.Capabilities.AskUser}
@@ -140,14 +153,14 @@ func New(app *App, opts Options) (*Gateway, error) {
 			rt.system = "You are " + a.Name + "."
 		}
 		for _, c := range all {
-			if selected(a, c.ref) {
+			if selected(a, c.ref, opts.Faults) {
 				cc := *c
 				rt.caps = append(rt.caps, &cc)
 			}
 		}
 		for _, ns := range a.mounts { // a mounted namespace offers all its skills
 			for _, s := range ns.skills {
-				if !excluded(a, s.ref) {
+				if !excluded(a, s.ref, opts.Faults) {
 					rt.caps = append(rt.caps, &capability{ref: s.ref, description: s.description, risk: s.risk, skill: s})
 				}
 			}
@@ -157,7 +170,7 @@ func New(app *App, opts Options) (*Gateway, error) {
 				c.name = c.ref.Name
 			}
 		} else {
-			nameTools(rt.caps)
+			nameTools(rt.caps, has(opts.Faults, FaultRenameUnsanitized))
 		}
 		first := map[string]*mcpTool{}
 		for _, c := range rt.caps {
@@ -190,35 +203,66 @@ func (g *Gateway) Close() {
 	g.mcpSessions = nil
 }
 
-func selected(a *Agent, r Ref) bool {
-	in := len(a.Capabilities.Include) == 0
+func selected(a *Agent, r Ref, faults []Fault) bool {
+	in := len(a.Capabilities.Include) == 0 && has(faults, FaultEmptyIncludeAll) // no include: no source's tool
 	for _, p := range a.Capabilities.Include {
-		if pr, err := ParseRef(p); err == nil && pr.Match(r) {
+		if pr, err := ParseRef(p); err == nil && matches(pr, r, faults) {
 			in = true
 		}
 	}
-	for _, p := range a.Capabilities.Exclude {
-		if pr, err := ParseRef(p); err == nil && pr.Match(r) {
-			in = false
-		}
+	if in && has(faults, FaultIncludeOverExclude) && len(a.Capabilities.Include) > 0 {
+		return true
 	}
-	return in
+	return in && !excluded(a, r, faults)
 }
 
-func excluded(a *Agent, r Ref) bool {
+func excluded(a *Agent, r Ref, faults []Fault) bool {
 	for _, p := range a.Capabilities.Exclude {
-		if pr, err := ParseRef(p); err == nil && pr.Match(r) {
+		if pr, err := ParseRef(p); err == nil && matches(pr, r, faults) {
 			return true
 		}
 	}
 	return false
 }
 
+// matches is pattern p's Match of r, weakened by the planted faults.
+func matches(p, r Ref, faults []Fault) bool {
+	if has(faults, FaultKindUnchecked) {
+		p.Kind = r.Kind
+	}
+	if has(faults, FaultVersionIgnored) {
+		p.Version = ""
+	}
+	return p.Match(r)
+}
+
+// reachable reports whether every http tool of caps answers at its URL
+// (the probe of FaultHTTPSourceProbed; a gateway does not probe).
+func (g *Gateway) reachable(caps []*capability) bool {
+	for _, c := range caps {
+		if c.tool == nil {
+			continue
+		}
+		resp, err := g.http.Head(strings.SplitN(c.tool.URL, "{", 2)[0])
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+	}
+	return true
+}
+
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]`)
 
 // nameTools gives each tool its model-visible name: the short name, or
 // domain_name (then kind_domain_name) for all tools whose names collide.
-func nameTools(caps []*capability) {
+func nameTools(caps []*capability, unsanitized bool) {
+	safe := func(s string) string {
+		if unsanitized {
+			return s
+		}
+		return unsafeName.ReplaceAllString(s, "_")
+	}
 	count := func(f func(*capability) string) map[string]int {
 		m := map[string]int{}
 		for _, c := range caps {
@@ -227,16 +271,18 @@ func nameTools(caps []*capability) {
 		return m
 	}
 	short := count(func(c *capability) string { return c.ref.Name })
-	mid := count(func(c *capability) string { return c.ref.Domain + "_" + c.ref.Name })
+	seen := map[string]bool{}
 	for _, c := range caps {
+		mid := safe(c.ref.Domain + "_" + c.ref.Name)
 		switch {
 		case short[c.ref.Name] == 1 && c.ref.Name != "ask_user":
 			c.name = c.ref.Name
-		case mid[c.ref.Domain+"_"+c.ref.Name] == 1:
-			c.name = c.ref.Domain + "_" + c.ref.Name
+		case !seen[mid]:
+			c.name = mid
 		default:
 			c.name = c.ref.Kind + "_" + c.ref.Domain + "_" + c.ref.Name
 		}
+		seen[mid] = true
 		c.name = unsafeName.ReplaceAllString(c.name, "_")
 	}
 }
@@ -580,11 +626,14 @@ func (g *Gateway) stream(w http.ResponseWriter, ctx context.Context, agent *agen
 	}
 	_, err := g.runRecorded(ctx, t, input)
 	lock.Unlock()
-	if err != nil && !started {
+	if err != nil && !started && !has(g.faults, FaultSSEFirstErrorEvent) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
 	start()
+	if err != nil && has(g.faults, FaultSSEFirstErrorEvent) {
+		fmt.Fprintf(w, "event: error\ndata: %s\n\n", strings.ReplaceAll(err.Error(), "\n", " "))
+	}
 	if buffered.Len() > 0 {
 		frame, _ := json.Marshal(map[string]string{"delta": buffered.String()})
 		fmt.Fprintf(w, "data: %s\n\n", frame)

@@ -57,8 +57,11 @@ type capability struct {
 	description string
 	risk        int // 0 readonly, 1 mutating, 2 dangerous
 	tool        *HTTPTool
-	skill       *skillRT // a namespace's skill instead of an HTTP tool
-	mcp         *mcpTool // an MCP server's tool instead of an HTTP tool
+	skill       *skillRT  // a namespace's skill instead of an HTTP tool
+	mcp         *mcpTool  // an MCP server's tool instead of an HTTP tool
+	exec        *execTool // a script runner of an exec source
+	// local is one of the gateway's own tools (the source local).
+	local func(ctx context.Context, args string) string
 }
 
 // interactor answers the questions of a turn.
@@ -378,8 +381,13 @@ func (t *turn) effect(ctx context.Context, c *capability, args string) (string, 
 // not a failure. delivered is false when no answer came back, so whether
 // the effect happened is unknown.
 func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (result string, delivered bool) {
-	if c.mcp != nil {
+	switch {
+	case c.mcp != nil:
 		return g.callMCP(ctx, c, args)
+	case c.exec != nil:
+		return c.exec.run(ctx, args, g.faults), true
+	case c.local != nil:
+		return c.local(ctx, args), true
 	}
 	t := c.tool
 	var given map[string]any
@@ -423,7 +431,11 @@ func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (resul
 		}
 		switch in {
 		case "path":
-			target = strings.ReplaceAll(target, "{"+name+"}", url.PathEscape(fmt.Sprint(given[name])))
+			escape := url.PathEscape
+			if has(g.faults, FaultPathQueryEscape) {
+				escape = url.QueryEscape
+			}
+			target = strings.ReplaceAll(target, "{"+name+"}", escape(fmt.Sprint(given[name])))
 		case "query":
 			query.Set(name, fmt.Sprint(given[name]))
 		default:
@@ -473,13 +485,13 @@ func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (resul
 		return "工具调用失败:" + err.Error(), false
 	}
 	out := string(raw)
-	if r := []rune(out); t.MaxRespLen > 0 && len(r) > t.MaxRespLen {
+	if r := []rune(out); t.MaxRespLen > 0 && (len(r) > t.MaxRespLen || (len(r) == t.MaxRespLen && has(g.faults, FaultTruncateAtLimit))) {
 		out = string(r[:t.MaxRespLen]) + "...(truncated)"
 		if has(g.faults, FaultTruncateBytes) {
 			out = strings.ToValidUTF8(string(raw[:t.MaxRespLen]), "\uFFFD") + "...(truncated)"
 		}
 	}
-	if resp.StatusCode >= 400 {
+	if resp.StatusCode >= 400 && (resp.StatusCode != 400 || !has(g.faults, FaultStatus400OK)) {
 		if has(g.faults, FaultToolErrorFails) {
 			return "工具调用失败", true
 		}

@@ -134,10 +134,10 @@ func Register(sc *godog.ScenarioContext) {
 		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "startup", Params: map[string]any{"settings": map[string]any{"mcp": []any{m}}}})
 		return nil
 	})
-	sc.Step(`^the gateway did not start, and its output names "([^"]*)"$`, func(ctx context.Context, part string) error {
+	sc.Step(`^the gateway did not start, and its output names "((?:[^"\\]|\\.)*)"$`, func(ctx context.Context, part string) error {
 		expect(ctx, engine.Match{Pointer: "/result/started", Matcher: false},
 			engine.Match{Pointer: "/result/hung", Matcher: map[string]any{"$absent": true}},
-			engine.Match{Pointer: "/result/stderr", Matcher: map[string]any{"$contains": part}})
+			engine.Match{Pointer: "/result/stderr", Matcher: map[string]any{"$contains": strings.ReplaceAll(part, `\"`, `"`)}})
 		return nil
 	})
 	sc.Step(`^the MCP server `+name+` received (\d+) (initialize|tools/list|tools/call) requests?$`, func(ctx context.Context, src, n, method string) error {
@@ -158,7 +158,36 @@ func Register(sc *godog.ScenarioContext) {
 		read(ctx, "mcp_requests", map[string]any{"source": src})
 		return nil
 	})
+	sc.Step(`^the gateway runs with the configuration:$`, func(ctx context.Context, doc *godog.DocString) error {
+		params, err := settingsDoc(doc)
+		if err != nil {
+			return err
+		}
+		return configure(ctx, params)
+	})
+	sc.Step(`^the gateway is started with the configuration:$`, func(ctx context.Context, doc *godog.DocString) error {
+		params, err := settingsDoc(doc)
+		if err != nil {
+			return err
+		}
+		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "startup", Params: map[string]any{"settings": params}})
+		return nil
+	})
+	sc.Step(`^the gateway started$`, func(ctx context.Context) error {
+		expect(ctx, engine.Match{Pointer: "/result/started", Matcher: true})
+		return nil
+	})
 	outcomesteps.Register(sc)
+}
+
+// settingsDoc reads a doc string of settings: a JSON object whose keys are
+// those of agentkit.Settings (sources, include, exclude, mcp, max_risk, …).
+func settingsDoc(doc *godog.DocString) (map[string]any, error) {
+	var params map[string]any
+	if err := json.Unmarshal([]byte(doc.Content), &params); err != nil {
+		return nil, fmt.Errorf("the configuration must be a JSON object of settings (sources, include, exclude, mcp, max_risk, approval, …): %v", err)
+	}
+	return params, nil
 }
 
 // mcpSource reads an MCP source of sifu's stub: whether it is optional or

@@ -60,6 +60,19 @@ func recode(from, to any) error {
 	return json.Unmarshal(raw, to)
 }
 
+// recodeSettings is recode refusing a key Settings does not have, so a
+// misspelt setting fails the check's compilation target instead of being
+// ignored.
+func recodeSettings(from any, to *Settings) error {
+	raw, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	return dec.Decode(to)
+}
+
 func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 	p := step.Params
 	str := func(k string) string { s, _ := p[k].(string); return s }
@@ -69,7 +82,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		if e.settings != nil {
 			s = *e.settings
 		}
-		if err := recode(p, &s); err != nil {
+		if err := recodeSettings(p, &s); err != nil {
 			return nil, fmt.Errorf("configure: %w", err)
 		}
 		s.MCPKey = e.nonce
@@ -82,7 +95,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return map[string]any{}, e.target.Restart(ctx)
 	case step.Op == engine.OpControl && step.Name == "startup" && p["settings"] != nil:
 		s := DefaultSettings()
-		if err := recode(p["settings"], &s); err != nil {
+		if err := recodeSettings(p["settings"], &s); err != nil {
 			return nil, fmt.Errorf("startup: settings: %w", err)
 		}
 		s.MCPKey = e.nonce

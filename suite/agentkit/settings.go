@@ -21,6 +21,25 @@ type Settings struct {
 	// MCPKey names the check to the stub MCP server (the executor sets it),
 	// so what a gateway sent to its MCP servers is read per check.
 	MCPKey string `json:"mcp_key,omitempty"`
+
+	// Sources are further sources (http or exec) written after ops and the
+	// MCP sources, in order. In their config a string "$TOOLS/x" is the
+	// stub tool x and "$NOWHERE/x" a URL where nothing listens.
+	Sources []Source `json:"sources,omitempty"`
+	// Include, when given (an empty list too), replaces the assistant's
+	// include patterns; Exclude are its exclude patterns.
+	Include []string `json:"include,omitempty"`
+	Exclude []string `json:"exclude,omitempty"`
+}
+
+// Source is one further source of the generated configuration, its config
+// written as given.
+type Source struct {
+	Name     string         `json:"name"`
+	Type     string         `json:"type"`
+	Required bool           `json:"required,omitempty"`
+	Priority int            `json:"priority,omitempty"`
+	Config   map[string]any `json:"config"`
 }
 
 // ApprovalRule is one approval rule: a capability ref pattern, argument
@@ -47,4 +66,12 @@ type MCPSource struct {
 	// Down makes the server refuse to start: the stdio command exits at
 	// once, the SSE and HTTP endpoints answer 503.
 	Down bool `json:"down,omitempty"`
+	// Absent points the source at a loopback port where nothing listens
+	// (sse and http only).
+	Absent bool `json:"absent,omitempty"`
+	// Priority is the source's priority (0 when unset).
+	Priority int `json:"priority,omitempty"`
+	// Version is the source's version: its tools become
+	// cap://tool/<source>/<name>@<version>.
+	Version string `json:"version,omitempty"`
 }

@@ -92,10 +92,12 @@ type Script struct {
 
 // ToolCall is one call of a tool endpoint as the stub received it.
 type ToolCall struct {
-	Method string         `json:"method"`
-	Path   string         `json:"path"` // below /tools/<name>, "" for none
-	Query  map[string]any `json:"query"`
-	Body   map[string]any `json:"body"`
+	Method string `json:"method"`
+	Path   string `json:"path"` // below /tools/<name>, "" for none
+	// RawPath is Path as it was sent, percent escapes kept.
+	RawPath string         `json:"raw_path"`
+	Query   map[string]any `json:"query"`
+	Body    map[string]any `json:"body"`
 }
 
 // ModelRequest is one model call as the stub received it.
