@@ -280,7 +280,7 @@ func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult
 	if err != nil {
 		return kcp.CLIResult{}, nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer req.Release(dir)
 	args := append([]string{"-c", p.Command + ` "$@"`, "sh"}, rest...)
 	cmd := exec.CommandContext(ctx, "sh", args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC")

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -57,7 +56,7 @@ func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 	if err != nil {
 		return kcp.CLIResult{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer req.Release(dir)
 	var stdout, stderr bytes.Buffer
 	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
 	code := cli.Main(args)

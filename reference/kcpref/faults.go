@@ -50,6 +50,21 @@ const (
 	FaultValidateExitsZero  Fault = "validate-exits-zero"  // validate exits 0 on a manifest with errors
 )
 
+// Faults of episodic memory (remember, recall, plan --memory, grounded
+// replay): only the memory vectors catch them.
+const (
+	FaultMemoryKeepsContent   Fault = "memory-keeps-content"    // remember stores the unit bytes (content keys kept)
+	FaultMemoryIDUnstripped   Fault = "memory-id-unstripped"    // an entry's id is the sha256 of the artifact before stripping
+	FaultMemoryTrustsEntries  Fault = "memory-trusts-entries"   // an entry whose id does not match its artifact is recalled
+	FaultRecallUnranked       Fault = "recall-unranked"         // recall keeps the store's order instead of ranking by overlap
+	FaultRecallLimitIgnored   Fault = "recall-limit-ignored"    // recall --limit returns every hit
+	FaultRecallReplayExitZero Fault = "recall-replay-exit-zero" // recall --replay exits 0 with a drifted hit
+	FaultMemoryReusesDrifted  Fault = "memory-reuses-drifted"   // plan --memory calls a plan over changed bytes identical
+	FaultMemoryIgnoresOptions Fault = "memory-ignores-options"  // plan --memory matches an episode of other options
+	FaultGroundedIgnoresDrift Fault = "grounded-ignores-drift"  // grounded replay calls a changed unit still grounded
+	FaultCheckGapsCloses      Fault = "check-gaps-closes"       // --check-gaps reports a gap closed where nothing was re-grounded
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{
 	FaultAudienceIgnored, FaultNotForIgnored, FaultExpiryIgnored, FaultDeprecatedKept, FaultGatesSwapped,
@@ -60,6 +75,10 @@ var Faults = []Fault{
 	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
 	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
 	FaultSelfReportOneDivided, FaultDriftStubbed, FaultReplayDriftIgnored, FaultValidateExitsZero,
+	// memory
+	FaultMemoryKeepsContent, FaultMemoryIDUnstripped, FaultMemoryTrustsEntries, FaultRecallUnranked,
+	FaultRecallLimitIgnored, FaultRecallReplayExitZero, FaultMemoryReusesDrifted, FaultMemoryIgnoresOptions,
+	FaultGroundedIgnoresDrift, FaultCheckGapsCloses,
 }
 
 // hasFault reports whether f is among faults.

@@ -24,6 +24,8 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
        %[1]s validate <file|dir> [--json] [--as-of YYYY-MM-DD]   (or --manifest <file|dir>)
        %[1]s replay <plan.json> [--json]
        %[1]s diff <a.json> <b.json> [--json]
+       %[1]s remember <artifact.json> --memory <dir> [--json]
+       %[1]s recall "<task>" --memory <dir> [--replay] [--limit <n>] [--json]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
        %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
 
@@ -62,6 +64,10 @@ func (c CLI) Main(args []string) int {
 		return c.Replay(args[1:])
 	case "diff":
 		return c.Diff(args[1:])
+	case "remember":
+		return c.Remember(args[1:])
+	case "recall":
+		return c.Recall(args[1:])
 	case "--serve", "serve":
 		if len(args) > 1 {
 			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
@@ -193,7 +199,13 @@ func (c CLI) Plan(args []string) int {
 		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
 			return c.fail(kcpref.ExitFailure, err.Error())
 		}
+		if inv.Memory != "" {
+			return c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig}))
+		}
 		return kcpref.ExitOK
+	}
+	if inv.Memory != "" {
+		defer func() { c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig})) }()
 	}
 	o := kcpref.Outcome(p)
 	fmt.Fprintf(c.Stdout, "plan for %q over %s (as of %s)\n", inv.Task, inv.Manifest, inv.Options.AsOf)
