@@ -255,3 +255,22 @@ func FetchFailedMessage(loc string, err error) string {
 func ParseFailedMessage(loc string, err error) string {
 	return fmt.Sprintf("kcp-agent: %s: parse failed: %v", loc, err)
 }
+
+// ParseWatchArgs reads `watch`'s command line (without --once and
+// --diff): the location is --manifest, else the first positional; the
+// task is --task alone (none: the cycle only validates); the planner
+// flags are plan's.
+func ParseWatchArgs(args []string) (inv PlanInvocation, location string, err error) {
+	values, positionals, help, err := planValues(args)
+	inv.Help = help
+	if err != nil {
+		return inv, "", err
+	}
+	inv, _ = planInvocation(inv, values, positionals)
+	inv.Task = values["task"]
+	location = values["manifest"]
+	if location == "" && len(positionals) > 0 {
+		location = positionals[0]
+	}
+	return inv, location, nil
+}

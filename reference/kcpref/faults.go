@@ -65,6 +65,16 @@ const (
 	FaultCheckGapsCloses      Fault = "check-gaps-closes"       // --check-gaps reports a gap closed where nothing was re-grounded
 )
 
+// Faults of the publisher tools (init, watch): only the scaffold vectors
+// catch them.
+const (
+	FaultInitOverwrites   Fault = "init-overwrites"     // init writes over an existing knowledge.yaml without --force
+	FaultInitDryRunWrites Fault = "init-dry-run-writes" // init --dry-run writes the file too
+	FaultLlmsOffSiteUnits Fault = "llms-off-site-units" // an llms.txt link to another origin becomes a unit
+	FaultLlmsNoTodos      Fault = "llms-no-todos"       // the llms.txt draft marks nothing it could not say as TODO
+	FaultWatchExitsZero   Fault = "watch-exits-zero"    // watch --once exits 0 on a manifest with errors
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{
 	FaultAudienceIgnored, FaultNotForIgnored, FaultExpiryIgnored, FaultDeprecatedKept, FaultGatesSwapped,
@@ -79,6 +89,8 @@ var Faults = []Fault{
 	FaultMemoryKeepsContent, FaultMemoryIDUnstripped, FaultMemoryTrustsEntries, FaultRecallUnranked,
 	FaultRecallLimitIgnored, FaultRecallReplayExitZero, FaultMemoryReusesDrifted, FaultMemoryIgnoresOptions,
 	FaultGroundedIgnoresDrift, FaultCheckGapsCloses,
+	// scaffold
+	FaultInitOverwrites, FaultInitDryRunWrites, FaultLlmsOffSiteUnits, FaultLlmsNoTodos, FaultWatchExitsZero,
 }
 
 // hasFault reports whether f is among faults.

@@ -50,4 +50,10 @@ var CaughtBy = map[Fault][]string{
 	FaultMemoryIgnoresOptions: {"KCP-mem-plan"},
 	FaultGroundedIgnoresDrift: {"KCP-mem-replay-grounded"},
 	FaultCheckGapsCloses:      {"KCP-mem-replay-grounded"},
+	// scaffold
+	FaultInitOverwrites:   {"KCP-init"},
+	FaultInitDryRunWrites: {"KCP-init"},
+	FaultLlmsOffSiteUnits: {"KCP-init-llms"},
+	FaultLlmsNoTodos:      {"KCP-init-llms"},
+	FaultWatchExitsZero:   {"KCP-watch"},
 }

@@ -26,6 +26,8 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
        %[1]s diff <a.json> <b.json> [--json]
        %[1]s remember <artifact.json> --memory <dir> [--json]
        %[1]s recall "<task>" --memory <dir> [--replay] [--limit <n>] [--json]
+       %[1]s init [dir] [--publisher <name>] [--from-llms-txt <path>] [--dry-run] [--force]
+       %[1]s watch <path|dir> --once [--task "<task>"] [--json]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
        %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
 
@@ -68,6 +70,10 @@ func (c CLI) Main(args []string) int {
 		return c.Remember(args[1:])
 	case "recall":
 		return c.Recall(args[1:])
+	case "init":
+		return c.Init(args[1:])
+	case "watch":
+		return c.Watch(args[1:])
 	case "--serve", "serve":
 		if len(args) > 1 {
 			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
