@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/adapters/kcpmcp"
 	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
@@ -52,6 +53,10 @@ func (k Reference) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any,
 // RunCLI runs the reference's command line in process, over the manifest
 // written to a temporary file.
 func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+	return kcploopback.Run(req, k.runCLI)
+}
+
+func (k Reference) runCLI(req kcp.CLIRequest) (kcp.CLIResult, error) {
 	dir, file, args, err := req.Materialize()
 	if err != nil {
 		return kcp.CLIResult{}, err

@@ -68,11 +68,13 @@ const (
 // Faults of the publisher tools (init, watch): only the scaffold vectors
 // catch them.
 const (
-	FaultInitOverwrites   Fault = "init-overwrites"     // init writes over an existing knowledge.yaml without --force
-	FaultInitDryRunWrites Fault = "init-dry-run-writes" // init --dry-run writes the file too
-	FaultLlmsOffSiteUnits Fault = "llms-off-site-units" // an llms.txt link to another origin becomes a unit
-	FaultLlmsNoTodos      Fault = "llms-no-todos"       // the llms.txt draft marks nothing it could not say as TODO
-	FaultWatchExitsZero   Fault = "watch-exits-zero"    // watch --once exits 0 on a manifest with errors
+	FaultInitOverwrites    Fault = "init-overwrites"     // init writes over an existing knowledge.yaml without --force
+	FaultInitDryRunWrites  Fault = "init-dry-run-writes" // init --dry-run writes the file too
+	FaultLlmsOffSiteUnits  Fault = "llms-off-site-units" // an llms.txt link to another origin becomes a unit
+	FaultLlmsNoTodos       Fault = "llms-no-todos"       // the llms.txt draft marks nothing it could not say as TODO
+	FaultWatchExitsZero    Fault = "watch-exits-zero"    // watch --once exits 0 on a manifest with errors
+	FaultDiscoverUnguarded Fault = "discover-unguarded"  // discover fetches loopback hosts without --allow-private-hosts
+	FaultDiscoverNoLlms    Fault = "discover-no-llms"    // discover crawls without checking the site's llms.txt
 )
 
 // Faults lists every planted fault.
@@ -91,6 +93,7 @@ var Faults = []Fault{
 	FaultGroundedIgnoresDrift, FaultCheckGapsCloses,
 	// scaffold
 	FaultInitOverwrites, FaultInitDryRunWrites, FaultLlmsOffSiteUnits, FaultLlmsNoTodos, FaultWatchExitsZero,
+	FaultDiscoverUnguarded, FaultDiscoverNoLlms,
 }
 
 // hasFault reports whether f is among faults.

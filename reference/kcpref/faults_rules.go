@@ -51,9 +51,11 @@ var CaughtBy = map[Fault][]string{
 	FaultGroundedIgnoresDrift: {"KCP-mem-replay-grounded"},
 	FaultCheckGapsCloses:      {"KCP-mem-replay-grounded"},
 	// scaffold
-	FaultInitOverwrites:   {"KCP-init"},
-	FaultInitDryRunWrites: {"KCP-init"},
-	FaultLlmsOffSiteUnits: {"KCP-init-llms"},
-	FaultLlmsNoTodos:      {"KCP-init-llms"},
-	FaultWatchExitsZero:   {"KCP-watch"},
+	FaultInitOverwrites:    {"KCP-init"},
+	FaultInitDryRunWrites:  {"KCP-init"},
+	FaultLlmsOffSiteUnits:  {"KCP-init-llms"},
+	FaultLlmsNoTodos:       {"KCP-init-llms"},
+	FaultWatchExitsZero:    {"KCP-watch"},
+	FaultDiscoverUnguarded: {"KCP-discover"},
+	FaultDiscoverNoLlms:    {"KCP-discover"},
 }

@@ -502,3 +502,12 @@ func MemoryReceiptJSON(e MemoryEntry) string {
 	}
 	return StringifyJSON(o, "  ")
 }
+
+// JSONObject is a JSON object that keeps its members in the order put.
+type JSONObject = jsonObject
+
+// NewJSONObject is an empty JSONObject.
+func NewJSONObject() *JSONObject { return &jsonObject{} }
+
+// Put appends a member and returns the object.
+func (o *jsonObject) Put(key string, v any) *jsonObject { return o.put(key, v) }

@@ -28,6 +28,9 @@ type commandVector struct {
 	Description string            `json:"description"`
 	Manifest    string            `json:"manifest"`
 	Files       map[string]string `json:"files"`
+	// Server is a loopback HTTP server started for each command line
+	// (<server> its base URL): path → {status, type, body}.
+	Server *LoopbackServer `json:"server"`
 	commandStep
 	Steps []commandStep `json:"steps"`
 }
@@ -141,8 +144,8 @@ func commandStepOf(file, where string, v commandVector, st commandStep, i int, s
 	var read []any
 	for _, ptr := range slices.Sorted(maps.Keys(st.Expect)) {
 		top, rest, _ := strings.Cut(strings.TrimPrefix(ptr, "/"), "/")
-		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json", "text", "files"}, top) {
-			return engine.Step{}, fmt.Errorf("%s: %sexpect/%s: a pointer starts with /exit, /stdout, /stderr, /json, /text or /files", file, where, ptr)
+		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json", "text", "files", "server"}, top) {
+			return engine.Step{}, fmt.Errorf("%s: %sexpect/%s: a pointer starts with /exit, /stdout, /stderr, /json, /text, /files or /server", file, where, ptr)
 		}
 		if top == "files" {
 			p := strings.ReplaceAll(strings.ReplaceAll(rest, "~1", "/"), "~0", "~")
@@ -180,6 +183,9 @@ func commandStepOf(file, where string, v commandVector, st commandStep, i int, s
 	}
 	if text {
 		params["text"] = true
+	}
+	if v.Server != nil {
+		params["server"] = engine.Normalize(v.Server)
 	}
 	if session {
 		params["session"] = true

@@ -56,6 +56,52 @@ type CLIRequest struct {
 	// manifest and files are written into it, an empty Manifest leaving
 	// the manifest file as it is, and the target does not remove it.
 	Dir string `json:"dir,omitempty"`
+	// Server, when set, is a loopback HTTP server the target starts for
+	// the command (and stops after it), its base URL in place of
+	// ServerPlaceholder in the arguments and files and written back in
+	// the output; CLIResult.Requests lists what it was asked.
+	Server *LoopbackServer `json:"server,omitempty"`
+}
+
+// LoopbackServer is what a loopback server answers: each route (a path)
+// its status, content type and body; any other path is a 404.
+type LoopbackServer struct {
+	Routes map[string]Route `json:"routes"`
+}
+
+// Route is one path's answer.
+type Route struct {
+	Status int    `json:"status,omitempty"` // 200 when not given
+	Type   string `json:"type,omitempty"`   // text/plain when not given
+	Body   string `json:"body"`
+}
+
+// ServerPlaceholder stands for a loopback server's base URL
+// (http://127.0.0.1:port) in CLIRequest.Args and Files and in the output.
+const ServerPlaceholder = "<server>"
+
+// PlaceServer returns the request with the server's base URL in place of
+// ServerPlaceholder in its arguments and files.
+func (r CLIRequest) PlaceServer(base string) CLIRequest {
+	out := r
+	out.Args = make([]string, len(r.Args))
+	for i, a := range r.Args {
+		out.Args[i] = strings.ReplaceAll(a, ServerPlaceholder, base)
+	}
+	if r.Files != nil {
+		out.Files = map[string]string{}
+		for k, v := range r.Files {
+			out.Files[k] = strings.ReplaceAll(v, ServerPlaceholder, base)
+		}
+	}
+	return out
+}
+
+// UnplaceServer writes the server's base URL back as ServerPlaceholder.
+func UnplaceServer(res CLIResult, base string) CLIResult {
+	res.Stdout = strings.ReplaceAll(res.Stdout, base, ServerPlaceholder)
+	res.Stderr = strings.ReplaceAll(res.Stderr, base, ServerPlaceholder)
+	return res
 }
 
 // CLIResult is what a command line did.
@@ -63,6 +109,9 @@ type CLIResult struct {
 	Exit   int
 	Stdout string
 	Stderr string
+	// Requests are the paths the request's loopback server was asked for,
+	// in order ("GET /knowledge.yaml").
+	Requests []string
 }
 
 // ManifestPlaceholder stands for the manifest file in CLIRequest.Args and
@@ -166,6 +215,13 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
 			if parse, _ := step.Params["json"].(bool); parse {
 				result["json"] = parsedJSON(res.Stdout)
+			}
+			if req.Server != nil {
+				requests := make([]any, len(res.Requests))
+				for i, r := range res.Requests {
+					requests[i] = r
+				}
+				result["server"] = map[string]any{"requests": requests}
 			}
 			if text, _ := step.Params["text"].(bool); text {
 				result["text"] = res.Stdout

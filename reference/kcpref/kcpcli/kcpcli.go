@@ -28,6 +28,7 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
        %[1]s recall "<task>" --memory <dir> [--replay] [--limit <n>] [--json]
        %[1]s init [dir] [--publisher <name>] [--from-llms-txt <path>] [--dry-run] [--force]
        %[1]s watch <path|dir> --once [--task "<task>"] [--json]
+       %[1]s discover <url> [--json] [--allow-private-hosts]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
        %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
 
@@ -74,6 +75,8 @@ func (c CLI) Main(args []string) int {
 		return c.Init(args[1:])
 	case "watch":
 		return c.Watch(args[1:])
+	case "discover":
+		return c.Discover(args[1:])
 	case "--serve", "serve":
 		if len(args) > 1 {
 			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
