@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -249,6 +250,8 @@ func yamlQuoted(s string) string {
 type DraftUnit struct {
 	ID, Path, Intent string
 	TodoIntent       bool
+	Scope            string   // global when empty
+	Audience         []string // [agent, human] when empty
 	Triggers         []string
 	Eager            bool // hints: {load_strategy: eager}
 }
@@ -256,7 +259,7 @@ type DraftUnit struct {
 // DraftFromDirectory is init's knowledge.yaml over a directory's units:
 // project and version, the day's date, the publisher (or a TODO), free
 // payment, then each unit.
-func DraftFromDirectory(project, version, today, publisher string, units []DraftUnit) string {
+func DraftFromDirectory(project, version, today, publisher string, units []DraftUnit, skipped int) string {
 	pub := `"Unknown"  # TODO: set your publisher name`
 	if publisher != "" {
 		pub = initYAMLString(publisher)
@@ -270,12 +273,23 @@ func DraftFromDirectory(project, version, today, publisher string, units []Draft
 		if u.TodoIntent {
 			intent += "  # TODO: review intent"
 		}
-		lines = append(lines, "  - id: "+u.ID, "    path: "+u.Path, intent, "    scope: global",
-			"    audience: [agent, human]", "    triggers: ["+strings.Join(u.Triggers, ", ")+"]")
+		scope, audience := u.Scope, u.Audience
+		if scope == "" {
+			scope = "global"
+		}
+		if audience == nil {
+			audience = []string{"agent", "human"}
+		}
+		lines = append(lines, "  - id: "+u.ID, "    path: "+u.Path, intent, "    scope: "+scope,
+			"    audience: ["+strings.Join(audience, ", ")+"]", "    triggers: ["+strings.Join(u.Triggers, ", ")+"]")
 		if u.Eager {
 			lines = append(lines, "    hints: {load_strategy: eager}")
 		}
 		lines = append(lines, "")
+	}
+	if skipped > 0 {
+		lines = append(lines, fmt.Sprintf("  # %d additional file(s) found but skipped to keep the manifest manageable.", skipped),
+			"  # Run kcp-agent init --force to regenerate, or add them manually.", "")
 	}
 	return strings.Join(lines, "\n")
 }
@@ -289,6 +303,18 @@ func initYAMLString(v string) string {
 		return yamlQuoted(v)
 	}
 	return `"` + v + `"`
+}
+
+// InitDirTriggers are the triggers of a directory's name: the name and
+// the known synonyms of it.
+func InitDirTriggers(name string) []string {
+	out := []string{name}
+	for _, t := range initKnownTriggers[jsLower(name)] {
+		if !slices.Contains(out, t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // InitTriggers are the triggers of a file name's stem: the stem, its
