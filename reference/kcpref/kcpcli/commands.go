@@ -312,7 +312,7 @@ func (c CLI) trace(inv kcpref.PlanInvocation, m kcpref.Manifest) int {
 // not be fetched: the Go reference reads no network. Each manifest is
 // planned with the same options (a money budget is not shared across the
 // walk, as kcp-agent shares it).
-func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) int {
+func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest, raw []byte) int {
 	visited := map[string]bool{filepath.Clean(m.Source): true}
 	nodes := 1
 	var node func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode
@@ -354,6 +354,10 @@ func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) in
 		return n
 	}
 	root := node(m.Source, m, raw, 0)
+	if inv.Memory != "" {
+		// plan --memory records the root manifest's plan, after the output.
+		defer func() { c.rememberPlan(inv, args, kcpref.PlanJSON(*root.Plan, kcpref.Envelope{Signature: root.Signature})) }()
+	}
 	if inv.JSON {
 		c.Stdout.Write(kcpref.TreeJSON(root, kcpref.Envelope{CorrelationID: inv.CorrelationID}))
 		return kcpref.ExitOK

@@ -32,11 +32,11 @@ func (g discoverGuard) fetch(raw string) (string, error) {
 		return "", fmt.Errorf("invalid URL: %s", raw)
 	}
 	if !g.allowPrivate {
+		if privateHost(u.Hostname()) {
+			return "", fmt.Errorf("refused private/loopback/link-local address %s for '%s' (pass --allow-private-hosts to permit local and internal manifests)", u.Hostname(), u.Hostname())
+		}
 		if u.Scheme != "https" {
 			return "", errors.New("only https:// URLs are fetched (pass --allow-private-hosts for http://)")
-		}
-		if privateHost(u.Hostname()) {
-			return "", errors.New("refusing to fetch a private or loopback host")
 		}
 	} else if u.Scheme != "https" && u.Scheme != "http" {
 		return "", fmt.Errorf("unsupported scheme %s", u.Scheme)

@@ -201,7 +201,7 @@ func (c CLI) Plan(args []string) int {
 		return c.trace(inv, m)
 	}
 	if inv.Follow {
-		return c.follow(inv, m, raw)
+		return c.follow(inv, args, m, raw)
 	}
 	p := kcpref.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {

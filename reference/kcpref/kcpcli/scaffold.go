@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sifu-dev/sifu/reference/kcpref"
 )
@@ -31,7 +33,7 @@ func switches(args []string, names ...string) (rest []string, on map[string]bool
 
 // Init is `init [dir] [--publisher name] [--from-llms-txt path] [--dry-run] [--force]`.
 func (c CLI) Init(args []string) int {
-	rest, on := switches(args, "--dry-run", "--force")
+	rest, on := switches(args, "--dry-run", "--force", "--allow-private-hosts")
 	a, code, done := c.commandArgs(rest, "publisher", "from-llms-txt", "attest")
 	if done {
 		return code
@@ -53,14 +55,22 @@ func (c CLI) Init(args []string) int {
 		if !dryRun && exists && !force {
 			return c.fail(kcpref.ExitUsage, fmt.Sprintf("%s already exists — pass --force to replace it, or --dry-run to preview.", target))
 		}
-		if strings.Contains(from, "://") {
-			return c.fail(kcpref.ExitFailure, "kcp-agent: the Go reference reads an llms.txt from a file, not a URL")
+		var text string
+		if regexp.MustCompile(`(?i)^https?://`).MatchString(from) {
+			g := discoverGuard{allowPrivate: on["--allow-private-hosts"], client: &http.Client{Timeout: 30 * time.Second,
+				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+			var err error
+			if text, err = g.fetch(from); err != nil {
+				return c.fail(kcpref.ExitFailure, "kcp-agent: "+err.Error())
+			}
+		} else {
+			raw, err := os.ReadFile(from)
+			if err != nil {
+				return c.fail(kcpref.ExitFailure, "kcp-agent: "+nodeError(err, from))
+			}
+			text = string(raw)
 		}
-		raw, err := os.ReadFile(from)
-		if err != nil {
-			return c.fail(kcpref.ExitFailure, "kcp-agent: "+nodeError(err, from))
-		}
-		yaml, err := kcpref.DraftFromLlmsTxt(kcpref.ParseLlmsTxt(string(raw)), publisher, c.Faults)
+		yaml, err := kcpref.DraftFromLlmsTxt(kcpref.ParseLlmsTxt(text), publisher, c.Faults)
 		if err != nil {
 			return c.fail(kcpref.ExitFailure, "kcp-agent: "+err.Error())
 		}
