@@ -356,7 +356,9 @@ func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest,
 	root := node(m.Source, m, raw, 0)
 	if inv.Memory != "" {
 		// plan --memory records the root manifest's plan, after the output.
-		defer func() { c.rememberPlan(inv, args, kcpref.PlanJSON(*root.Plan, kcpref.Envelope{Signature: root.Signature})) }()
+		defer func() {
+			c.rememberPlan(inv, args, kcpref.PlanJSON(*root.Plan, kcpref.Envelope{Signature: root.Signature}))
+		}()
 	}
 	if inv.JSON {
 		c.Stdout.Write(kcpref.TreeJSON(root, kcpref.Envelope{CorrelationID: inv.CorrelationID}))
