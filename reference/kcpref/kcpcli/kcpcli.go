@@ -1,5 +1,6 @@
 // Package kcpcli is the reference planner's command line: kcp-agent's plan
-// (with --trace), validate, replay and diff commands with its flags, output
+// (with --trace, --follow and --memory), validate, replay, diff, remember,
+// recall, init, discover and watch --once commands with its flags, output
 // and exit codes. It links nothing of the harness, so a planner-only binary
 // (cmd/sifu-kcp) starts in a few milliseconds, and `sifu kcp` runs the very
 // same code.
