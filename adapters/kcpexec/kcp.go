@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/internal/proc"
@@ -255,6 +256,10 @@ func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any,
 // the arguments (that path in place of "<manifest>") and TZ=UTC, and
 // returns its exit code and output with the path written back.
 func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+	return kcploopback.Run(req, func(req kcp.CLIRequest) (kcp.CLIResult, error) { return p.runCLI(ctx, req) })
+}
+
+func (p Planner) runCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
 	res, ended, err := p.run(ctx, req)
 	if err != nil {
 		return kcp.CLIResult{}, err
@@ -280,7 +285,7 @@ func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult
 	if err != nil {
 		return kcp.CLIResult{}, nil, err
 	}
-	defer os.RemoveAll(dir)
+	defer req.Release(dir)
 	args := append([]string{"-c", p.Command + ` "$@"`, "sh"}, rest...)
 	cmd := exec.CommandContext(ctx, "sh", args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC")

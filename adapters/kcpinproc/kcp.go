@@ -8,10 +8,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/adapters/kcpmcp"
 	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
@@ -53,11 +53,15 @@ func (k Reference) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any,
 // RunCLI runs the reference's command line in process, over the manifest
 // written to a temporary file.
 func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+	return kcploopback.Run(req, k.runCLI)
+}
+
+func (k Reference) runCLI(req kcp.CLIRequest) (kcp.CLIResult, error) {
 	dir, file, args, err := req.Materialize()
 	if err != nil {
 		return kcp.CLIResult{}, err
 	}
-	defer os.RemoveAll(dir)
+	defer req.Release(dir)
 	var stdout, stderr bytes.Buffer
 	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
 	code := cli.Main(args)

@@ -39,6 +39,9 @@ type PlanInvocation struct {
 	// DefaultAsOf.
 	Options   Options
 	AsOfGiven bool
+	// Memory (--memory) is the episodic-memory directory the plan is
+	// recorded in (its reuse key: PlanFlags, OptionsKey).
+	Memory string
 }
 
 // UsageError is a command-line error; the CLI exits with ExitUsage.
@@ -75,7 +78,7 @@ func (e *UsageError) ExitCode() int { return ExitUsage }
 func planValueFlag(name string) bool {
 	switch name {
 	case "task", "manifest", "env", "as-of", "max-units", "role", "methods", "credentials", "attest",
-		"budget", "currency", "context-budget", "correlation-id", "max-depth", "max-nodes":
+		"budget", "currency", "context-budget", "correlation-id", "max-depth", "max-nodes", "memory":
 		return true
 	}
 	return false
@@ -90,7 +93,7 @@ func planBoolFlag(name string) bool {
 func unsupportedPlanFlag(name string) bool {
 	switch name {
 	case "allow-private-hosts", "no-verify",
-		"require-signature", "trust-key", "memory":
+		"require-signature", "trust-key":
 		return true
 	}
 	return false
@@ -105,12 +108,27 @@ func unsupportedPlanFlag(name string) bool {
 // *UsageError.
 func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	var inv PlanInvocation
-	values := map[string]string{}
-	var positionals []string
+	values, positionals, help, err := planValues(args)
+	inv.Help = help
+	if err != nil {
+		return inv, err
+	}
+	return planInvocation(inv, values, positionals)
+}
+
+// PlanFlags are the flags of a plan command line as given (name → value,
+// "true" for a switch), for the memory's reuse key (OptionsKey).
+func PlanFlags(args []string) map[string]string {
+	values, _, _, _ := planValues(args)
+	return values
+}
+
+func planValues(args []string) (values map[string]string, positionals []string, help bool, err error) {
+	values = map[string]string{}
 	for i := 0; i < len(args); i++ {
 		arg := args[i]
 		if arg == "-h" {
-			inv.Help = true
+			help = true
 			continue
 		}
 		if !strings.HasPrefix(arg, "--") {
@@ -120,7 +138,7 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 		name := arg[2:]
 		switch {
 		case unsupportedPlanFlag(name):
-			return inv, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference does not implement it)", name)}
+			return values, positionals, help, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference does not implement it)", name)}
 		case planBoolFlag(name):
 			values[name] = "true"
 		case planValueFlag(name):
@@ -131,9 +149,13 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 				delete(values, name) // no value: as if the flag was not given
 			}
 		default:
-			return inv, &UsageError{Msg: "Unknown option: " + arg}
+			return values, positionals, help, &UsageError{Msg: "Unknown option: " + arg}
 		}
 	}
+	return values, positionals, help, nil
+}
+
+func planInvocation(inv PlanInvocation, values map[string]string, positionals []string) (PlanInvocation, error) {
 	inv.Help = inv.Help || values["help"] == "true"
 	inv.JSON = values["json"] == "true"
 	inv.Trace = values["trace"] == "true"
@@ -148,6 +170,7 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	inv.Follow = inv.Follow || values["follow"] == "true"
 	inv.Manifest = values["manifest"]
 	inv.CorrelationID = values["correlation-id"]
+	inv.Memory = values["memory"]
 	inv.Task = strings.Join(positionals, " ")
 	if t, ok := values["task"]; ok {
 		inv.Task = t
@@ -231,4 +254,23 @@ func FetchFailedMessage(loc string, err error) string {
 // or not a mapping (exit ExitFailure).
 func ParseFailedMessage(loc string, err error) string {
 	return fmt.Sprintf("kcp-agent: %s: parse failed: %v", loc, err)
+}
+
+// ParseWatchArgs reads `watch`'s command line (without --once and
+// --diff): the location is --manifest, else the first positional; the
+// task is --task alone (none: the cycle only validates); the planner
+// flags are plan's.
+func ParseWatchArgs(args []string) (inv PlanInvocation, location string, err error) {
+	values, positionals, help, err := planValues(args)
+	inv.Help = help
+	if err != nil {
+		return inv, "", err
+	}
+	inv, _ = planInvocation(inv, values, positionals)
+	inv.Task = values["task"]
+	location = values["manifest"]
+	if location == "" && len(positionals) > 0 {
+		location = positionals[0]
+	}
+	return inv, location, nil
 }

@@ -50,6 +50,33 @@ const (
 	FaultValidateExitsZero  Fault = "validate-exits-zero"  // validate exits 0 on a manifest with errors
 )
 
+// Faults of episodic memory (remember, recall, plan --memory, grounded
+// replay): only the memory vectors catch them.
+const (
+	FaultMemoryKeepsContent   Fault = "memory-keeps-content"    // remember stores the unit bytes (content keys kept)
+	FaultMemoryIDUnstripped   Fault = "memory-id-unstripped"    // an entry's id is the sha256 of the artifact before stripping
+	FaultMemoryTrustsEntries  Fault = "memory-trusts-entries"   // an entry whose id does not match its artifact is recalled
+	FaultRecallUnranked       Fault = "recall-unranked"         // recall keeps the store's order instead of ranking by overlap
+	FaultRecallLimitIgnored   Fault = "recall-limit-ignored"    // recall --limit returns every hit
+	FaultRecallReplayExitZero Fault = "recall-replay-exit-zero" // recall --replay exits 0 with a drifted hit
+	FaultMemoryReusesDrifted  Fault = "memory-reuses-drifted"   // plan --memory calls a plan over changed bytes identical
+	FaultMemoryIgnoresOptions Fault = "memory-ignores-options"  // plan --memory matches an episode of other options
+	FaultGroundedIgnoresDrift Fault = "grounded-ignores-drift"  // grounded replay calls a changed unit still grounded
+	FaultCheckGapsCloses      Fault = "check-gaps-closes"       // --check-gaps reports a gap closed where nothing was re-grounded
+)
+
+// Faults of the publisher tools (init, watch): only the scaffold vectors
+// catch them.
+const (
+	FaultInitOverwrites    Fault = "init-overwrites"     // init writes over an existing knowledge.yaml without --force
+	FaultInitDryRunWrites  Fault = "init-dry-run-writes" // init --dry-run writes the file too
+	FaultLlmsOffSiteUnits  Fault = "llms-off-site-units" // an llms.txt link to another origin becomes a unit
+	FaultLlmsNoTodos       Fault = "llms-no-todos"       // the llms.txt draft marks nothing it could not say as TODO
+	FaultWatchExitsZero    Fault = "watch-exits-zero"    // watch --once exits 0 on a manifest with errors
+	FaultDiscoverUnguarded Fault = "discover-unguarded"  // discover fetches loopback hosts without --allow-private-hosts
+	FaultDiscoverNoLlms    Fault = "discover-no-llms"    // discover crawls without checking the site's llms.txt
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{
 	FaultAudienceIgnored, FaultNotForIgnored, FaultExpiryIgnored, FaultDeprecatedKept, FaultGatesSwapped,
@@ -60,6 +87,13 @@ var Faults = []Fault{
 	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
 	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
 	FaultSelfReportOneDivided, FaultDriftStubbed, FaultReplayDriftIgnored, FaultValidateExitsZero,
+	// memory
+	FaultMemoryKeepsContent, FaultMemoryIDUnstripped, FaultMemoryTrustsEntries, FaultRecallUnranked,
+	FaultRecallLimitIgnored, FaultRecallReplayExitZero, FaultMemoryReusesDrifted, FaultMemoryIgnoresOptions,
+	FaultGroundedIgnoresDrift, FaultCheckGapsCloses,
+	// scaffold
+	FaultInitOverwrites, FaultInitDryRunWrites, FaultLlmsOffSiteUnits, FaultLlmsNoTodos, FaultWatchExitsZero,
+	FaultDiscoverUnguarded, FaultDiscoverNoLlms,
 }
 
 // hasFault reports whether f is among faults.

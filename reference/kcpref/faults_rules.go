@@ -39,4 +39,23 @@ var CaughtBy = map[Fault][]string{
 	FaultSelfReportOneDivided:       {"KCP-confidence-gate"},
 	FaultReplayDriftIgnored:         {"KCP-cmd-replay"},
 	FaultValidateExitsZero:          {"KCP-cmd-validate"},
+	// memory
+	FaultMemoryKeepsContent:   {"KCP-mem-remember"},
+	FaultMemoryIDUnstripped:   {"KCP-mem-remember"},
+	FaultMemoryTrustsEntries:  {"KCP-mem-recall"},
+	FaultRecallUnranked:       {"KCP-mem-recall"},
+	FaultRecallLimitIgnored:   {"KCP-mem-recall"},
+	FaultRecallReplayExitZero: {"KCP-mem-recall-replay"},
+	FaultMemoryReusesDrifted:  {"KCP-mem-plan"},
+	FaultMemoryIgnoresOptions: {"KCP-mem-plan"},
+	FaultGroundedIgnoresDrift: {"KCP-mem-replay-grounded"},
+	FaultCheckGapsCloses:      {"KCP-mem-replay-grounded"},
+	// scaffold
+	FaultInitOverwrites:    {"KCP-init"},
+	FaultInitDryRunWrites:  {"KCP-init"},
+	FaultLlmsOffSiteUnits:  {"KCP-init-llms"},
+	FaultLlmsNoTodos:       {"KCP-init-llms"},
+	FaultWatchExitsZero:    {"KCP-watch"},
+	FaultDiscoverUnguarded: {"KCP-discover"},
+	FaultDiscoverNoLlms:    {"KCP-discover"},
 }

@@ -38,7 +38,7 @@ func Derived(ex engine.Exchange) map[string]any {
 // Profiles every planner is checked against: the planner, the confidence
 // gate, the plan JSON of a kcp-agent style command line, and its other
 // commands (validate, replay, diff, --trace) and exit codes.
-var Profiles = []string{"planner", "assess", "cli", "commands"}
+var Profiles = []string{"planner", "assess", "cli", "commands", "memory", "scaffold"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)
@@ -66,7 +66,8 @@ func (rt RunTarget) Close() error {
 
 func (rt RunTarget) seam() runner.Seam[Target] {
 	return runner.Seam[Target]{New: rt.New, Hello: rt.hello, Executor: func(_ context.Context, t Target) (engine.Executor, func(), error) {
-		return NewExecutor(t), runner.Nothing, nil
+		e := NewExecutor(t)
+		return e, e.Close, nil
 	}}
 }
 

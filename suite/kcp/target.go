@@ -51,6 +51,57 @@ type CLIRequest struct {
 	// file): unit files validate looks for, a saved plan for replay, two
 	// plans for diff.
 	Files map[string]string `json:"files,omitempty"`
+	// Dir, when set, is an existing directory the caller made and removes
+	// (a check of several command lines over one state directory): the
+	// manifest and files are written into it, an empty Manifest leaving
+	// the manifest file as it is, and the target does not remove it.
+	Dir string `json:"dir,omitempty"`
+	// Server, when set, is a loopback HTTP server the target starts for
+	// the command (and stops after it), its base URL in place of
+	// ServerPlaceholder in the arguments and files and written back in
+	// the output; CLIResult.Requests lists what it was asked.
+	Server *LoopbackServer `json:"server,omitempty"`
+}
+
+// LoopbackServer is what a loopback server answers: each route (a path)
+// its status, content type and body; any other path is a 404.
+type LoopbackServer struct {
+	Routes map[string]Route `json:"routes"`
+}
+
+// Route is one path's answer.
+type Route struct {
+	Status int    `json:"status,omitempty"` // 200 when not given
+	Type   string `json:"type,omitempty"`   // text/plain when not given
+	Body   string `json:"body"`
+}
+
+// ServerPlaceholder stands for a loopback server's base URL
+// (http://127.0.0.1:port) in CLIRequest.Args and Files and in the output.
+const ServerPlaceholder = "<server>"
+
+// PlaceServer returns the request with the server's base URL in place of
+// ServerPlaceholder in its arguments and files.
+func (r CLIRequest) PlaceServer(base string) CLIRequest {
+	out := r
+	out.Args = make([]string, len(r.Args))
+	for i, a := range r.Args {
+		out.Args[i] = strings.ReplaceAll(a, ServerPlaceholder, base)
+	}
+	if r.Files != nil {
+		out.Files = map[string]string{}
+		for k, v := range r.Files {
+			out.Files[k] = strings.ReplaceAll(v, ServerPlaceholder, base)
+		}
+	}
+	return out
+}
+
+// UnplaceServer writes the server's base URL back as ServerPlaceholder.
+func UnplaceServer(res CLIResult, base string) CLIResult {
+	res.Stdout = strings.ReplaceAll(res.Stdout, base, ServerPlaceholder)
+	res.Stderr = strings.ReplaceAll(res.Stderr, base, ServerPlaceholder)
+	return res
 }
 
 // CLIResult is what a command line did.
@@ -58,6 +109,9 @@ type CLIResult struct {
 	Exit   int
 	Stdout string
 	Stderr string
+	// Requests are the paths the request's loopback server was asked for,
+	// in order ("GET /knowledge.yaml").
+	Requests []string
 }
 
 // ManifestPlaceholder stands for the manifest file in CLIRequest.Args and
@@ -109,7 +163,10 @@ type Refusal struct{ Message string }
 func (r *Refusal) Error() string { return r.Message }
 
 // Executor runs compiled KCP steps against a Target.
-type Executor struct{ target Target }
+type Executor struct {
+	target Target
+	dir    string // the check's directory (session.go), once a step made it
+}
 
 // NewExecutor returns an executor for one check.
 func NewExecutor(t Target) *Executor { return &Executor{target: t} }
@@ -147,11 +204,34 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		}
 		var req CLIRequest
 		_ = json.Unmarshal(raw, &req)
+		session, _ := step.Params["session"].(bool)
+		if session {
+			if req.Dir, err = e.sessionDir(); err != nil {
+				return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
+			}
+		}
 		var res CLIResult
 		if res, err = cl.RunCLI(ctx, req); err == nil {
 			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
 			if parse, _ := step.Params["json"].(bool); parse {
 				result["json"] = parsedJSON(res.Stdout)
+			}
+			if req.Server != nil {
+				requests := make([]any, len(res.Requests))
+				for i, r := range res.Requests {
+					requests[i] = r
+				}
+				result["server"] = map[string]any{"requests": requests}
+			}
+			if text, _ := step.Params["text"].(bool); text {
+				result["text"] = res.Stdout
+			}
+			if read := stringsOf(step.Params["read"]); session && len(read) > 0 {
+				files, rerr := readBack(req.Dir, filepath.Join(req.Dir, req.Name+".yaml"), read)
+				if rerr != nil {
+					return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: rerr}
+				}
+				result["files"] = files
 			}
 		}
 	case "mcp_tools", "mcp_call":
@@ -176,6 +256,18 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		return engine.Outcome{}, err
 	}
 	return engine.Outcome{OK: true, Result: engine.Normalize(result)}, nil
+}
+
+// stringsOf is a step parameter's list of strings.
+func stringsOf(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // parsedJSON is a command's standard output read as one JSON value, for
@@ -233,13 +325,16 @@ func jsonEscaped(s string) string {
 }
 
 // Materialize writes the request's manifest to <a new temporary
-// directory>/<name>.yaml, and its files beside it, and returns the
-// arguments with the paths in place of ManifestPlaceholder and
-// DirPlaceholder; remove dir when the command has run. A file whose path
-// is absolute or leaves the directory is refused.
+// directory>/<name>.yaml (or <Dir>/<name>.yaml), and its files beside it,
+// and returns the arguments with the paths in place of
+// ManifestPlaceholder and DirPlaceholder; Release dir when the command
+// has run. A file whose path is absolute or leaves the directory is
+// refused.
 func (r CLIRequest) Materialize() (dir, manifest string, args []string, err error) {
-	if dir, err = os.MkdirTemp("", "sifu-kcp-"); err != nil {
-		return "", "", nil, err
+	if dir = r.Dir; dir == "" {
+		if dir, err = os.MkdirTemp("", "sifu-kcp-"); err != nil {
+			return "", "", nil, err
+		}
 	}
 	manifest = filepath.Join(dir, r.Name+".yaml")
 	place := func(s string, escape bool) string {
@@ -250,11 +345,13 @@ func (r CLIRequest) Materialize() (dir, manifest string, args []string, err erro
 		return strings.ReplaceAll(strings.ReplaceAll(s, ManifestPlaceholder, m), DirPlaceholder, d)
 	}
 	fail := func(e error) (string, string, []string, error) {
-		os.RemoveAll(dir)
+		r.Release(dir)
 		return "", "", nil, e
 	}
-	if err := os.WriteFile(manifest, []byte(r.Manifest), 0o644); err != nil {
-		return fail(err)
+	if r.Dir == "" || r.Manifest != "" {
+		if err := os.WriteFile(manifest, []byte(r.Manifest), 0o644); err != nil {
+			return fail(err)
+		}
 	}
 	for _, name := range slices.Sorted(maps.Keys(r.Files)) {
 		clean := path.Clean(name)
@@ -273,4 +370,12 @@ func (r CLIRequest) Materialize() (dir, manifest string, args []string, err erro
 		args = append(args, place(a, false))
 	}
 	return dir, manifest, args, nil
+}
+
+// Release removes the directory Materialize made; a directory the caller
+// gave (Dir) stays for its next command line.
+func (r CLIRequest) Release(dir string) {
+	if r.Dir == "" {
+		os.RemoveAll(dir)
+	}
 }

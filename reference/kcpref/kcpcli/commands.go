@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/sifu-dev/sifu/reference/kcpref"
@@ -151,6 +152,8 @@ func (c CLI) readArtifact(path string) (any, bool) {
 // re-plans from the saved inputs, and says whether the plan reproduced
 // (exit 0) or drifted (exit 1), naming the sha256 change or the fields.
 func (c CLI) Replay(args []string) int {
+	checkGaps := slices.Contains(args, "--check-gaps")
+	args = slices.DeleteFunc(slices.Clone(args), func(s string) bool { return s == "--check-gaps" })
 	a, code, done := c.commandArgs(args)
 	if done {
 		return code
@@ -162,6 +165,9 @@ func (c CLI) Replay(args []string) int {
 	doc, ok := c.readArtifact(artifact)
 	if !ok {
 		return kcpref.ExitFailure
+	}
+	if kcpref.IsGroundedAnswer(doc) || isGroundedDoc(doc) {
+		return c.replayGroundedAnswer(artifact, a.json, checkGaps)
 	}
 	plans := kcpref.TreePlans(doc)
 	if plans == nil {
@@ -306,7 +312,7 @@ func (c CLI) trace(inv kcpref.PlanInvocation, m kcpref.Manifest) int {
 // not be fetched: the Go reference reads no network. Each manifest is
 // planned with the same options (a money budget is not shared across the
 // walk, as kcp-agent shares it).
-func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) int {
+func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest, raw []byte) int {
 	visited := map[string]bool{filepath.Clean(m.Source): true}
 	nodes := 1
 	var node func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode
@@ -348,6 +354,12 @@ func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) in
 		return n
 	}
 	root := node(m.Source, m, raw, 0)
+	if inv.Memory != "" {
+		// plan --memory records the root manifest's plan, after the output.
+		defer func() {
+			c.rememberPlan(inv, args, kcpref.PlanJSON(*root.Plan, kcpref.Envelope{Signature: root.Signature}))
+		}()
+	}
 	if inv.JSON {
 		c.Stdout.Write(kcpref.TreeJSON(root, kcpref.Envelope{CorrelationID: inv.CorrelationID}))
 		return kcpref.ExitOK
@@ -369,4 +381,35 @@ func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) in
 	}
 	print(root, "")
 	return kcpref.ExitOK
+}
+
+// isGroundedDoc says a document read by encoding/json has a grounding
+// block with a claims list.
+func isGroundedDoc(doc any) bool {
+	m, _ := doc.(map[string]any)
+	g, _ := m["grounding"].(map[string]any)
+	_, ok := g["claims"].([]any)
+	return ok
+}
+
+// replayGroundedAnswer is replay of an ask --ground --json artifact:
+// exit 0 when every grounded claim's unit holds its pinned bytes.
+func (c CLI) replayGroundedAnswer(artifact string, asJSON, checkGaps bool) int {
+	v, ok := c.readJSONArtifact(artifact)
+	if !ok {
+		return kcpref.ExitFailure
+	}
+	r, err := c.replayGrounded(v, artifact, checkGaps)
+	if err != nil {
+		return c.fail(kcpref.ExitFailure, "kcp-agent: "+err.Error())
+	}
+	if asJSON {
+		fmt.Fprintln(c.Stdout, kcpref.GroundedReplayJSON(r))
+	} else {
+		fmt.Fprintln(c.Stdout, kcpref.GroundedReplayText(r))
+	}
+	if r.OK() {
+		return kcpref.ExitOK
+	}
+	return kcpref.ExitFailure
 }

@@ -1,5 +1,6 @@
 // Package kcpcli is the reference planner's command line: kcp-agent's plan
-// (with --trace), validate, replay and diff commands with its flags, output
+// (with --trace, --follow and --memory), validate, replay, diff, remember,
+// recall, init, discover and watch --once commands with its flags, output
 // and exit codes. It links nothing of the harness, so a planner-only binary
 // (cmd/sifu-kcp) starts in a few milliseconds, and `sifu kcp` runs the very
 // same code.
@@ -24,6 +25,11 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
        %[1]s validate <file|dir> [--json] [--as-of YYYY-MM-DD]   (or --manifest <file|dir>)
        %[1]s replay <plan.json> [--json]
        %[1]s diff <a.json> <b.json> [--json]
+       %[1]s remember <artifact.json> --memory <dir> [--json]
+       %[1]s recall "<task>" --memory <dir> [--replay] [--limit <n>] [--json]
+       %[1]s init [dir] [--publisher <name>] [--from-llms-txt <path>] [--dry-run] [--force]
+       %[1]s watch <path|dir> --once [--task "<task>"] [--json]
+       %[1]s discover <url> [--json] [--allow-private-hosts]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
        %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
 
@@ -62,6 +68,16 @@ func (c CLI) Main(args []string) int {
 		return c.Replay(args[1:])
 	case "diff":
 		return c.Diff(args[1:])
+	case "remember":
+		return c.Remember(args[1:])
+	case "recall":
+		return c.Recall(args[1:])
+	case "init":
+		return c.Init(args[1:])
+	case "watch":
+		return c.Watch(args[1:])
+	case "discover":
+		return c.Discover(args[1:])
 	case "--serve", "serve":
 		if len(args) > 1 {
 			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
@@ -186,14 +202,20 @@ func (c CLI) Plan(args []string) int {
 		return c.trace(inv, m)
 	}
 	if inv.Follow {
-		return c.follow(inv, m, raw)
+		return c.follow(inv, args, m, raw)
 	}
 	p := kcpref.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
 		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
 			return c.fail(kcpref.ExitFailure, err.Error())
 		}
+		if inv.Memory != "" {
+			return c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig}))
+		}
 		return kcpref.ExitOK
+	}
+	if inv.Memory != "" {
+		defer func() { c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig})) }()
 	}
 	o := kcpref.Outcome(p)
 	fmt.Fprintf(c.Stdout, "plan for %q over %s (as of %s)\n", inv.Task, inv.Manifest, inv.Options.AsOf)
