@@ -29,6 +29,9 @@ type commandVector struct {
 	Exit        *int              `json:"exit"`
 	Stdout      []string          `json:"stdout"`
 	Expect      map[string]any    `json:"expect"`
+	// Model and Rerun are the ask profile's (ask.go, askvector.go).
+	Model *ModelScript  `json:"model"`
+	Rerun []rerunVector `json:"rerun"`
 }
 
 // compileCommand compiles a command vector into one cli check.
@@ -65,8 +68,8 @@ func compileCommand(schemas *schema.Set, raw []byte, file, stem string) (engine.
 	parse := false
 	for _, ptr := range slices.Sorted(maps.Keys(v.Expect)) {
 		top, _, _ := strings.Cut(strings.TrimPrefix(ptr, "/"), "/")
-		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json"}, top) {
-			return engine.Check{}, fmt.Errorf("%s: /expect/%s: a pointer starts with /exit, /stdout, /stderr or /json", file, ptr)
+		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json", "model"}, top) {
+			return engine.Check{}, fmt.Errorf("%s: /expect/%s: a pointer starts with /exit, /stdout, /stderr, /json or /model", file, ptr)
 		}
 		parse = parse || top == "json"
 		match = append(match, engine.Match{Pointer: "/result" + ptr, Matcher: engine.Normalize(v.Expect[ptr])})
@@ -82,9 +85,18 @@ func compileCommand(schemas *schema.Set, raw []byte, file, stem string) (engine.
 	if parse {
 		params["json"] = true
 	}
+	tags := []string{"cli", "commands"}
+	if v.Model != nil || v.Rerun != nil {
+		more, err := compileAsk(v, file, params)
+		if err != nil {
+			return engine.Check{}, err
+		}
+		match = append(match, more...)
+		tags = append(tags, "ask")
+	}
 	return engine.Check{
 		ID: "kcp/commands/" + stem, Kind: "command", Title: orName(v.Description, v.Name), Source: file,
-		Rules: v.Rules, Tags: []string{"cli", "commands"},
+		Rules: v.Rules, Tags: tags,
 		Steps: []engine.Step{{Source: file + "#/expect", Text: strings.Join(v.Args, " "), Op: engine.OpAct, Name: "cli",
 			Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}},
 	}, nil

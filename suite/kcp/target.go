@@ -51,6 +51,11 @@ type CLIRequest struct {
 	// file): unit files validate looks for, a saved plan for replay, two
 	// plans for diff.
 	Files map[string]string `json:"files,omitempty"`
+	// Model, when set, is a scripted model the adapter serves on loopback
+	// while the commands run, its URL in place of ModelPlaceholder.
+	Model *ModelScript `json:"model,omitempty"`
+	// Rerun are further commands run in the same directory (CLIRerun).
+	Rerun []CLIRerun `json:"rerun,omitempty"`
 }
 
 // CLIResult is what a command line did.
@@ -58,6 +63,11 @@ type CLIResult struct {
 	Exit   int
 	Stdout string
 	Stderr string
+	// Model is what the scripted model received during this command, when
+	// the request had one.
+	Model []ModelRequest
+	// Reruns are the results of the request's Rerun, in order.
+	Reruns []CLIResult
 }
 
 // ManifestPlaceholder stands for the manifest file in CLIRequest.Args and
@@ -149,9 +159,14 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		_ = json.Unmarshal(raw, &req)
 		var res CLIResult
 		if res, err = cl.RunCLI(ctx, req); err == nil {
-			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
-			if parse, _ := step.Params["json"].(bool); parse {
-				result["json"] = parsedJSON(res.Stdout)
+			parse, _ := step.Params["json"].(bool)
+			result = cliResult(res, parse)
+			if len(req.Rerun) > 0 {
+				reruns := make([]any, len(res.Reruns))
+				for i, r := range res.Reruns {
+					reruns[i] = cliResult(r, true)
+				}
+				result["rerun"] = reruns
 			}
 		}
 	case "mcp_tools", "mcp_call":

@@ -21,6 +21,9 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
          [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
          [--trace]
+       %[1]s ask "<task>" --manifest <file> [plan's flags] [--json] [--model provider/id]
+         [--base-url URL] [--api-key K] [--ground] [--ground-model M] [--ground-rounds N]
+         [--loop] [--max-rounds N] [--loop-model M] [--memory DIR]
        %[1]s validate <file|dir> [--json] [--as-of YYYY-MM-DD]   (or --manifest <file|dir>)
        %[1]s replay <plan.json> [--json]
        %[1]s diff <a.json> <b.json> [--json]
@@ -54,6 +57,8 @@ func (c CLI) Main(args []string) int {
 	switch args[0] {
 	case "plan":
 		return c.Plan(args[1:])
+	case "ask":
+		return c.Ask(args[1:])
 	case "validate":
 		return c.Validate(args[1:])
 	case "mcp":
