@@ -319,15 +319,15 @@ func AskPlanJSON(p AgentPlan, sig SignatureResult) *jsonObject {
 	return planObject(p, true).put("signature", signatureJSON(sig))
 }
 
-// JSONObject is an ordered JSON object for RenderJSON (its members keep
-// the order they are put in, as a JavaScript object's do).
-type JSONObject = jsonObject
+// AskJSON is an ordered JSON object for RenderJSON (its members keep
+// the order they are added in, as a JavaScript object's do).
+type AskJSON = jsonObject
 
-// Object starts a JSON object.
-func Object() *JSONObject { return &JSONObject{} }
+// NewAskJSON starts a JSON object.
+func NewAskJSON() *AskJSON { return &jsonObject{} }
 
-// Put adds a member.
-func (o *jsonObject) Put(key string, v any) *jsonObject { return o.put(key, v) }
+// With adds a member.
+func (o *jsonObject) With(key string, v any) *jsonObject { return o.put(key, v) }
 
 // RenderJSON renders v with two-space indentation and a trailing newline,
 // as JSON.stringify(v, null, 2) and console.log print it.

@@ -239,9 +239,9 @@ func (s *askSession) answer() error {
 		}
 	}
 	if a.inv.JSON {
-		o := kcpref.Object().Put("plan", kcpref.AskPlanJSON(p, s.sig)).Put("synthesis", kcpref.SynthesisJSON(syn, s.c.Faults))
+		o := kcpref.NewAskJSON().With("plan", kcpref.AskPlanJSON(p, s.sig)).With("synthesis", kcpref.SynthesisJSON(syn, s.c.Faults))
 		if g != nil {
-			o.Put("grounding", kcpref.GroundingJSON(*g))
+			o.With("grounding", kcpref.GroundingJSON(*g))
 		}
 		_, err := s.c.Stdout.Write(kcpref.RenderJSON(o))
 		return err
@@ -325,13 +325,13 @@ func formatGrounded(g kcpref.Grounding) string {
 // optionsKey is what, besides the task and the manifest, an episode must
 // share to be reused: the plan options as given, with the effective date.
 func (s *askSession) optionsKey() string {
-	o := kcpref.Object()
-	o.Put("asOf", s.a.inv.Options.AsOf)
+	o := kcpref.NewAskJSON()
+	o.With("asOf", s.a.inv.Options.AsOf)
 	for _, k := range []string{"env", "max-units", "role", "methods", "credentials", "attest", "budget", "currency", "context-budget"} {
 		if v, ok := s.a.raw[k]; ok {
-			o.Put(k, v)
+			o.With(k, v)
 		}
 	}
-	o.Put("strict", s.a.inv.Options.Strict)
+	o.With("strict", s.a.inv.Options.Strict)
 	return kcpref.CompactJSON(o)
 }

@@ -107,10 +107,10 @@ func (s *askSession) groundingLoop() error {
 	if s.a.inv.JSON {
 		list := make([]any, len(rounds))
 		for i, r := range rounds {
-			list[i] = kcpref.Object().Put("round", r.round).Put("seededTerms", r.seeded).Put("addedUnitIds", r.addedUnitIDs).Put("gaps", r.gaps)
+			list[i] = kcpref.NewAskJSON().With("round", r.round).With("seededTerms", r.seeded).With("addedUnitIds", r.addedUnitIDs).With("gaps", r.gaps)
 		}
-		_, err := s.c.Stdout.Write(kcpref.RenderJSON(kcpref.Object().Put("status", status).Put("answer", nav.syn.Answer).
-			Put("final", kcpref.GroundingJSON(g)).Put("rounds", list)))
+		_, err := s.c.Stdout.Write(kcpref.RenderJSON(kcpref.NewAskJSON().With("status", status).With("answer", nav.syn.Answer).
+			With("final", kcpref.GroundingJSON(g)).With("rounds", list)))
 		return err
 	}
 	last := rounds[len(rounds)-1]
@@ -218,17 +218,17 @@ func (s *askSession) critiqueLoop() error {
 	if s.a.inv.JSON {
 		list := make([]any, len(rounds))
 		for i, r := range rounds {
-			o := kcpref.Object().Put("round", r.round).Put("model", s.a.loopModel).Put("proposedTerms", r.proposed).
-				Put("acceptedTerms", r.accepted).Put("rejectedTerms", r.rejected)
+			o := kcpref.NewAskJSON().With("round", r.round).With("model", s.a.loopModel).With("proposedTerms", r.proposed).
+				With("acceptedTerms", r.accepted).With("rejectedTerms", r.rejected)
 			if r.note != nil {
-				o.Put("note", *r.note)
+				o.With("note", *r.note)
 			}
-			list[i] = o.Put("addedUnits", r.added).Put("plans", []any{kcpref.AskPlanJSON(r.plan, s.sig)})
+			list[i] = o.With("addedUnits", r.added).With("plans", []any{kcpref.AskPlanJSON(r.plan, s.sig)})
 		}
-		_, err := s.c.Stdout.Write(kcpref.RenderJSON(kcpref.Object().Put("task", task).Put("expandedTask", expanded).
-			Put("basePlans", []any{kcpref.AskPlanJSON(base, s.sig)}).Put("rounds", list).
-			Put("finalPlans", []any{kcpref.AskPlanJSON(current, s.sig)}).Put("converged", converged).
-			Put("synthesis", kcpref.SynthesisJSON(syn, s.c.Faults))))
+		_, err := s.c.Stdout.Write(kcpref.RenderJSON(kcpref.NewAskJSON().With("task", task).With("expandedTask", expanded).
+			With("basePlans", []any{kcpref.AskPlanJSON(base, s.sig)}).With("rounds", list).
+			With("finalPlans", []any{kcpref.AskPlanJSON(current, s.sig)}).With("converged", converged).
+			With("synthesis", kcpref.SynthesisJSON(syn, s.c.Faults))))
 		return err
 	}
 	s.printPlan(base)
@@ -256,17 +256,17 @@ func (s *askSession) critiqueLoop() error {
 }
 
 // digestPlan is the plan's metadata the critic sees: no unit content.
-func digestPlan(p kcpref.AgentPlan) *kcpref.JSONObject {
+func digestPlan(p kcpref.AgentPlan) *kcpref.AskJSON {
 	selected := make([]any, len(p.Selected))
 	for i, u := range p.Selected {
-		selected[i] = kcpref.Object().Put("id", u.ID).Put("intent", u.Intent).Put("score", u.Score).
-			Put("loadEligible", u.LoadEligible).Put("reasons", u.Reasons)
+		selected[i] = kcpref.NewAskJSON().With("id", u.ID).With("intent", u.Intent).With("score", u.Score).
+			With("loadEligible", u.LoadEligible).With("reasons", u.Reasons)
 	}
 	skipped := make([]any, len(p.Skipped))
 	for i, u := range p.Skipped {
-		skipped[i] = kcpref.Object().Put("id", u.ID).Put("reason", u.Reason)
+		skipped[i] = kcpref.NewAskJSON().With("id", u.ID).With("reason", u.Reason)
 	}
-	return kcpref.Object().Put("manifests", []string{p.Manifest.Project}).Put("selected", selected).Put("skipped", skipped)
+	return kcpref.NewAskJSON().With("manifests", []string{p.Manifest.Project}).With("selected", selected).With("skipped", skipped)
 }
 
 // parseCritique reads the critic's answer: the JSON object between its

@@ -42,15 +42,15 @@ type episode struct {
 func (st *askStore) record(p kcpref.AgentPlan, sig kcpref.SignatureResult, syn kcpref.Synthesis, g kcpref.Grounding, now time.Time) error {
 	loaded := make([]any, len(syn.Loaded))
 	for i, u := range syn.Loaded {
-		loaded[i] = kcpref.Object().Put("id", u.ID).Put("path", u.Path).Put("sha256", u.SHA256)
+		loaded[i] = kcpref.NewAskJSON().With("id", u.ID).With("path", u.Path).With("sha256", u.SHA256)
 	}
 	unavailable := make([]any, len(syn.Unavailable))
 	for i, u := range syn.Unavailable {
-		unavailable[i] = kcpref.Object().Put("id", u.ID).Put("path", u.Path).Put("reason", u.Reason)
+		unavailable[i] = kcpref.NewAskJSON().With("id", u.ID).With("path", u.Path).With("reason", u.Reason)
 	}
-	artifact := kcpref.CompactJSON(kcpref.Object().Put("plan", kcpref.AskPlanJSON(p, sig)).
-		Put("synthesis", kcpref.Object().Put("answer", syn.Answer).Put("model", syn.Model).Put("unitsLoaded", loaded).Put("unitsUnavailable", unavailable)).
-		Put("grounding", kcpref.GroundingJSON(g)))
+	artifact := kcpref.CompactJSON(kcpref.NewAskJSON().With("plan", kcpref.AskPlanJSON(p, sig)).
+		With("synthesis", kcpref.NewAskJSON().With("answer", syn.Answer).With("model", syn.Model).With("unitsLoaded", loaded).With("unitsUnavailable", unavailable)).
+		With("grounding", kcpref.GroundingJSON(g)))
 	sum := sha256.Sum256([]byte(artifact))
 	e := episode{ID: hex.EncodeToString(sum[:]), Kind: "grounded-answer", Task: p.Task, ManifestSource: p.Manifest.Source,
 		ManifestSHA: p.Manifest.SHA256, OptionsKey: st.key, RecordedAt: now.UTC().Format("2006-01-02T15:04:05.000Z"), Artifact: json.RawMessage(artifact)}
