@@ -86,7 +86,7 @@ func (m *Model) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	m.mu.Lock()
-	m.requests = append(m.requests, kcp.ModelRequest{Path: r.Method + " " + r.URL.Path, Body: body, Text: strings.Join(contents, "\n\n")})
+	m.requests = append(m.requests, kcp.ModelRequest{Path: r.Method + " " + r.URL.Path, Authorization: r.Header.Get("Authorization"), Body: body, Text: strings.Join(contents, "\n\n")})
 	pick := -1
 	if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/chat/completions") {
 		for i, rep := range m.replies {

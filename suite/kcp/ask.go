@@ -72,13 +72,14 @@ type CLIRerun struct {
 }
 
 // ModelRequest is one request the scripted model received: the method
-// and path, the body (read as JSON), and Text, its messages' contents
-// joined by a blank line (what a check looks through for what the model
-// was, or was not, shown).
+// and path, its Authorization header, the body (read as JSON), and Text,
+// its messages' contents joined by a blank line (what a check looks
+// through for what the model was, or was not, shown).
 type ModelRequest struct {
-	Path string `json:"path"`
-	Body any    `json:"body"`
-	Text string `json:"text"`
+	Path          string `json:"path"`
+	Authorization string `json:"authorization"`
+	Body          any    `json:"body"`
+	Text          string `json:"text"`
 }
 
 // cliResult is what a cli step's result holds of one command run.
@@ -90,7 +91,7 @@ func cliResult(res CLIResult, parse bool) map[string]any {
 	if res.Model != nil {
 		reqs := make([]any, len(res.Model))
 		for i, r := range res.Model {
-			reqs[i] = map[string]any{"path": r.Path, "body": r.Body, "text": r.Text}
+			reqs[i] = map[string]any{"path": r.Path, "authorization": r.Authorization, "body": r.Body, "text": r.Text}
 		}
 		out["model"] = map[string]any{"requests": reqs}
 	}
