@@ -113,6 +113,9 @@ func (c CLI) Ask(args []string) int {
 		return kcpref.ExitOK
 	}
 	inv := &a.inv
+	if inv.Follow {
+		return c.fail(kcpref.ExitUsage, "Unsupported option: ask --follow (the Go reference answers from the root manifest only)")
+	}
 	if !inv.AsOfGiven {
 		inv.Options.AsOf = kcpref.DefaultAsOf(c.now())
 	}

@@ -1,6 +1,7 @@
 // Package kcpcli is the reference planner's command line: kcp-agent's plan
 // (with --trace), validate, replay and diff commands with its flags, output
-// and exit codes. It links nothing of the harness, so a planner-only binary
+// and exit codes, and ask against an OpenAI-compatible model (ask*.go,
+// model.go). It links nothing of the harness, so a planner-only binary
 // (cmd/sifu-kcp) starts in a few milliseconds, and `sifu kcp` runs the very
 // same code.
 package kcpcli
