@@ -256,6 +256,9 @@ func (p Planner) Plan(ctx context.Context, req kcp.PlanRequest) (map[string]any,
 // the arguments (that path in place of "<manifest>") and TZ=UTC, and
 // returns its exit code and output with the path written back.
 func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+	if req.Model != nil || len(req.Rerun) > 0 {
+		return p.runSession(ctx, req)
+	}
 	return kcploopback.Run(req, func(req kcp.CLIRequest) (kcp.CLIResult, error) { return p.runCLI(ctx, req) })
 }
 
@@ -264,6 +267,12 @@ func (p Planner) runCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 	if err != nil {
 		return kcp.CLIResult{}, err
 	}
+	return p.ended(ctx, res, ended)
+}
+
+// ended turns how a command ended into its result: its exit code, or
+// the error of a command that gave no answer.
+func (p Planner) ended(ctx context.Context, res kcp.CLIResult, ended error) (kcp.CLIResult, error) {
 	if ctx.Err() != nil {
 		return kcp.CLIResult{}, fmt.Errorf("the planner did not answer: %w (stderr: %s)", ctx.Err(), tail(res.Stderr))
 	}
@@ -286,6 +295,14 @@ func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult
 		return kcp.CLIResult{}, nil, err
 	}
 	defer req.Release(dir)
+	stdout, stderr, ended := p.exec(ctx, rest)
+	res = kcp.CLIResult{Stdout: kcp.Unplace(stdout, dir, manifest), Stderr: kcp.Unplace(stderr, dir, manifest)}
+	return res, ended, nil
+}
+
+// exec runs the command with the arguments and returns what it printed
+// and what cmd.Run said of its end.
+func (p Planner) exec(ctx context.Context, rest []string) (string, string, error) {
 	args := append([]string{"-c", p.Command + ` "$@"`, "sh"}, rest...)
 	cmd := exec.CommandContext(ctx, "sh", args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC")
@@ -296,9 +313,8 @@ func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult
 	cmd.WaitDelay = time.Second
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	ended = cmd.Run()
-	res = kcp.CLIResult{Stdout: kcp.Unplace(stdout.String(), dir, manifest), Stderr: kcp.Unplace(stderr.String(), dir, manifest)}
-	return res, ended, nil
+	ended := cmd.Run()
+	return stdout.String(), stderr.String(), ended
 }
 
 func tail(s string) string {

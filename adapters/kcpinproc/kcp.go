@@ -13,6 +13,7 @@ import (
 
 	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/adapters/kcpmcp"
+	"github.com/sifu-dev/sifu/adapters/kcpmodel"
 	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
 	"github.com/sifu-dev/sifu/suite/kcp"
@@ -52,7 +53,14 @@ func (k Reference) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any,
 
 // RunCLI runs the reference's command line in process, over the manifest
 // written to a temporary file.
-func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+func (k Reference) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
+	if req.Model != nil || len(req.Rerun) > 0 {
+		return kcpmodel.Run(ctx, req, func(_ context.Context, args []string) (kcp.CLIResult, error) {
+			var stdout, stderr bytes.Buffer
+			cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
+			return kcp.CLIResult{Exit: cli.Main(args), Stdout: stdout.String(), Stderr: stderr.String()}, nil
+		})
+	}
 	return kcploopback.Run(req, k.runCLI)
 }
 

@@ -33,6 +33,9 @@ type commandVector struct {
 	Server *LoopbackServer `json:"server"`
 	commandStep
 	Steps []commandStep `json:"steps"`
+	// Model and Rerun are the ask profile's (ask.go, askvector.go).
+	Model *ModelScript  `json:"model"`
+	Rerun []rerunVector `json:"rerun"`
 }
 
 // commandStep is one command line of a command vector; a step's manifest
@@ -84,6 +87,9 @@ func compileCommand(schemas *schema.Set, raw []byte, file, stem string) (engine.
 	}
 	check := engine.Check{ID: "kcp/" + commandProfile(file) + "/" + stem, Kind: "command", Title: orName(v.Description, v.Name), Source: file,
 		Rules: v.Rules, Tags: []string{"cli", commandProfile(file)}}
+	if (v.Model != nil || v.Rerun != nil) && !slices.Contains(check.Tags, "ask") {
+		check.Tags = append(check.Tags, "ask") // a scripted model is the ask profile's, wherever the vector is
+	}
 	for i, st := range steps {
 		where := "/"
 		if v.Steps != nil {
@@ -144,8 +150,8 @@ func commandStepOf(file, where string, v commandVector, st commandStep, i int, s
 	var read []any
 	for _, ptr := range slices.Sorted(maps.Keys(st.Expect)) {
 		top, rest, _ := strings.Cut(strings.TrimPrefix(ptr, "/"), "/")
-		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json", "text", "files", "server"}, top) {
-			return engine.Step{}, fmt.Errorf("%s: %sexpect/%s: a pointer starts with /exit, /stdout, /stderr, /json, /text, /files or /server", file, where, ptr)
+		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json", "text", "files", "server", "model"}, top) {
+			return engine.Step{}, fmt.Errorf("%s: %sexpect/%s: a pointer starts with /exit, /stdout, /stderr, /json, /text, /files, /server or /model", file, where, ptr)
 		}
 		if top == "files" {
 			p := strings.ReplaceAll(strings.ReplaceAll(rest, "~1", "/"), "~0", "~")
@@ -192,6 +198,16 @@ func commandStepOf(file, where string, v commandVector, st commandStep, i int, s
 		if len(read) > 0 {
 			params["read"] = read
 		}
+	}
+	if v.Model != nil || v.Rerun != nil {
+		if v.Steps != nil {
+			return engine.Step{}, fmt.Errorf("%s: an ask vector gives its further commands in /rerun, not /steps", file)
+		}
+		more, err := compileAsk(v, file, params)
+		if err != nil {
+			return engine.Step{}, err
+		}
+		match = append(match, more...)
 	}
 	return engine.Step{Source: fmt.Sprintf("%s#%sexpect", file, where), Text: strings.Join(st.Args, " "), Op: engine.OpAct, Name: "cli",
 		Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}, nil

@@ -37,8 +37,9 @@ func Derived(ex engine.Exchange) map[string]any {
 
 // Profiles every planner is checked against: the planner, the confidence
 // gate, the plan JSON of a kcp-agent style command line, and its other
-// commands (validate, replay, diff, --trace) and exit codes.
-var Profiles = []string{"planner", "assess", "cli", "commands", "memory", "scaffold"}
+// commands (validate, replay, diff, --trace) and exit codes, its memory
+// and publisher tools, and ask against a scripted model.
+var Profiles = []string{"planner", "assess", "cli", "commands", "memory", "scaffold", "ask"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)

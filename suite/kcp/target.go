@@ -61,6 +61,11 @@ type CLIRequest struct {
 	// ServerPlaceholder in the arguments and files and written back in
 	// the output; CLIResult.Requests lists what it was asked.
 	Server *LoopbackServer `json:"server,omitempty"`
+	// Model, when set, is a scripted model the adapter serves on loopback
+	// while the commands run, its URL in place of ModelPlaceholder.
+	Model *ModelScript `json:"model,omitempty"`
+	// Rerun are further commands run in the same directory (CLIRerun).
+	Rerun []CLIRerun `json:"rerun,omitempty"`
 }
 
 // LoopbackServer is what a loopback server answers: each route (a path)
@@ -112,6 +117,11 @@ type CLIResult struct {
 	// Requests are the paths the request's loopback server was asked for,
 	// in order ("GET /knowledge.yaml").
 	Requests []string
+	// Model is what the scripted model received during this command, when
+	// the request had one.
+	Model []ModelRequest
+	// Reruns are the results of the request's Rerun, in order.
+	Reruns []CLIResult
 }
 
 // ManifestPlaceholder stands for the manifest file in CLIRequest.Args and
@@ -212,9 +222,14 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		}
 		var res CLIResult
 		if res, err = cl.RunCLI(ctx, req); err == nil {
-			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
-			if parse, _ := step.Params["json"].(bool); parse {
-				result["json"] = parsedJSON(res.Stdout)
+			parse, _ := step.Params["json"].(bool)
+			result = cliResult(res, parse)
+			if len(req.Rerun) > 0 {
+				reruns := make([]any, len(res.Reruns))
+				for i, r := range res.Reruns {
+					reruns[i] = cliResult(r, true)
+				}
+				result["rerun"] = reruns
 			}
 			if req.Server != nil {
 				requests := make([]any, len(res.Requests))

@@ -1,7 +1,8 @@
 // Package kcpcli is the reference planner's command line: kcp-agent's plan
 // (with --trace, --follow and --memory), validate, replay, diff, remember,
 // recall, init, discover and watch --once commands with its flags, output
-// and exit codes. It links nothing of the harness, so a planner-only binary
+// and exit codes, and ask against an OpenAI-compatible model (ask*.go,
+// model.go). It links nothing of the harness, so a planner-only binary
 // (cmd/sifu-kcp) starts in a few milliseconds, and `sifu kcp` runs the very
 // same code.
 package kcpcli
@@ -22,6 +23,9 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
          [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
          [--trace]
+       %[1]s ask "<task>" --manifest <file> [plan's flags] [--json] [--model provider/id]
+         [--base-url URL] [--api-key K] [--ground] [--ground-model M] [--ground-rounds N]
+         [--loop] [--max-rounds N] [--loop-model M] [--memory DIR]
        %[1]s validate <file|dir> [--json] [--as-of YYYY-MM-DD]   (or --manifest <file|dir>)
        %[1]s replay <plan.json> [--json]
        %[1]s diff <a.json> <b.json> [--json]
@@ -60,6 +64,8 @@ func (c CLI) Main(args []string) int {
 	switch args[0] {
 	case "plan":
 		return c.Plan(args[1:])
+	case "ask":
+		return c.Ask(args[1:])
 	case "validate":
 		return c.Validate(args[1:])
 	case "mcp":
