@@ -39,4 +39,14 @@ var CaughtBy = map[Fault][]string{
 	FaultSelfReportOneDivided:       {"KCP-confidence-gate"},
 	FaultReplayDriftIgnored:         {"KCP-cmd-replay"},
 	FaultValidateExitsZero:          {"KCP-cmd-validate"},
+
+	FaultServeAuthIgnored:            {"KCP-serve-api-key"},
+	FaultServeHealthGuarded:          {"KCP-serve-api-key"},
+	FaultServeHealthToolsMiscounted:  {"KCP-serve-health"},
+	FaultServeTraceAsPlan:            {"KCP-serve-rest"},
+	FaultServeRouteUnknownOK:         {"KCP-serve-rest"},
+	FaultServeDefaultManifestIgnored: {"KCP-serve-default-manifest"},
+	FaultServeLinkSignatureDropped:   {"KCP-serve-link"},
+	FaultServePublicURLUnchecked:     {"KCP-serve-public-url"},
+	FaultServeMCPToolDropped:         {"KCP-serve-mcp"},
 }
