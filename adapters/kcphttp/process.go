@@ -41,7 +41,7 @@ func StartProcess(ctx context.Context, command string, req kcp.ServeRequest, tim
 		}
 		last = err
 		var se *kcp.ServeStartError
-		if !errors.As(err, &se) || !strings.Contains(se.What, "already in use") {
+		if !errors.As(err, &se) || !se.PortTaken {
 			break
 		}
 	}
@@ -119,7 +119,7 @@ func startAt(ctx context.Context, command, dir string, args []string, timeout ti
 			what := fmt.Sprintf("it %s before answering GET /health%s", proc.Ended(ended), said)
 			low := strings.ToLower(out.Stderr + out.Stdout)
 			if strings.Contains(low, "eaddrinuse") || strings.Contains(low, "address already in use") {
-				return nil, &kcp.ServeStartError{Command: shown, What: "the port was already in use: " + what, Hint: "free loopback ports, or stop what holds them, and run again"}
+				return nil, &kcp.ServeStartError{Command: shown, What: "the port was already in use: " + what, Hint: "free loopback ports, or stop what holds them, and run again", PortTaken: true}
 			}
 			return nil, &kcp.ServeStartError{Command: shown, What: what, Hint: "check that `<cmd> serve <port>` starts kcp-agent's HTTP server on that port (run it by hand to see)"}
 		}

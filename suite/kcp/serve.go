@@ -3,6 +3,7 @@ package kcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -73,11 +74,14 @@ type ServeOutput struct{ Stdout, Stderr string }
 
 // ServeStartError is a server that did not start: it exited, answered
 // something that is not HTTP, or did not answer GET /health in time.
-// Hint says what to do.
+// Hint says what to do. A server that could not bind its port
+// (PortTaken) says nothing of the implementation: the check is a harness
+// error; one that exited or answered no HTTP fails it.
 type ServeStartError struct {
-	Command string
-	What    string
-	Hint    string
+	Command   string
+	What      string
+	Hint      string
+	PortTaken bool
 }
 
 func (e *ServeStartError) Error() string {
@@ -181,6 +185,10 @@ func (e *Executor) executeServe(ctx context.Context, step engine.Step) (map[stri
 			return nil, &engine.AdapterError{Step: step.Source, Err: fmt.Errorf("the serve step's parameters: %v", err)}
 		}
 		s, err := sv.StartServe(ctx, req)
+		var se *ServeStartError
+		if errors.As(err, &se) && se.PortTaken {
+			return nil, &engine.AdapterError{Step: step.Source, Err: err}
+		}
 		if err != nil {
 			return nil, err
 		}
