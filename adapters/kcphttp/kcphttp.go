@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -161,16 +160,16 @@ var ErrNotHTTP = errors.New("not HTTP")
 // the server is gone, or ctx ends. It polls every 20 ms: a server
 // process gives no other sign that it listens.
 func WaitHealth(ctx context.Context, port int, ended func() bool) error {
-	client := &http.Client{Timeout: 2 * time.Second}
+	client := resty.New().SetTimeout(2 * time.Second)
 	url := fmt.Sprintf("http://127.0.0.1:%d/health", port)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		resp, err := client.Do(req)
+		resp, err := client.R().SetContext(ctx).SetDoNotParseResponse(true).Get(url)
 		if err == nil {
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, MaxAnswer))
-			resp.Body.Close()
+			body := resp.RawBody()
+			_, _ = io.Copy(io.Discard, io.LimitReader(body, MaxAnswer))
+			body.Close()
 			return nil
 		}
 		if notHTTP(err) {
