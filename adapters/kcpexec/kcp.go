@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sifu-dev/sifu/adapters/kcphttp"
 	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/ndjson"
@@ -323,4 +324,13 @@ func tail(s string) string {
 		return "…" + s[len(s)-500:]
 	}
 	return s
+}
+
+// ServeTimeout bounds one request to a server the command line started.
+const ServeTimeout = 30 * time.Second
+
+// StartServe starts `<command> serve <port> <args>` on a free loopback
+// port and waits for its /health (kcphttp.StartProcess).
+func (p Planner) StartServe(ctx context.Context, req kcp.ServeRequest) (kcp.ServeSession, error) {
+	return kcphttp.StartProcess(ctx, p.Command, req, ServeTimeout)
 }

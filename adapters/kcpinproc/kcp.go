@@ -8,9 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sifu-dev/sifu/adapters/kcphttp"
 	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/adapters/kcpmcp"
 	"github.com/sifu-dev/sifu/adapters/kcpmodel"
@@ -156,4 +161,37 @@ func (k Reference) withMCP(ctx context.Context, f func(*kcpmcp.Server) error) er
 	}
 	defer s.Close()
 	return f(s)
+}
+
+// StartServe starts the reference's HTTP server (kcpcli's serve) in
+// process on a loopback port, its faults planted.
+func (k Reference) StartServe(_ context.Context, req kcp.ServeRequest) (kcp.ServeSession, error) {
+	dir, args, err := req.Materialize()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	cfg, err := kcpcli.ParseServeArgs(kcp.PlacePort(args, port))
+	if err != nil {
+		ln.Close()
+		os.RemoveAll(dir)
+		return nil, &kcp.ServeStartError{Command: "sifu kcp serve", What: err.Error(), Hint: "fix the check's arguments"}
+	}
+	cfg.Port = port
+	var stdout, stderr bytes.Buffer
+	cli := kcpcli.CLI{Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
+	srv := &http.Server{Handler: cli.ServeHandler(cfg), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan struct{})
+	go func() { _ = srv.Serve(ln); close(served) }()
+	stop := func() kcp.ServeOutput {
+		_ = srv.Close()
+		<-served
+		return kcp.ServeOutput{Stdout: stdout.String(), Stderr: stderr.String()}
+	}
+	return kcphttp.NewSession(port, dir, kcpcli.Implementation, 30*time.Second, stop), nil
 }

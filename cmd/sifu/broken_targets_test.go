@@ -403,3 +403,24 @@ func TestTargetsThatNeverAnswerAreUsageErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestKCPServeThatCannotStartIsUnreachable: a planner command line that
+// plans but whose serve exits, or cannot bind its port, ends a run with
+// serve checks before any check, with one message (exit 2).
+func TestKCPServeThatCannotStartIsUnreachable(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct {
+		snippet string
+		want    []string
+	}{
+		"exits":       {`echo "no serve here" >&2; exit 3`, []string{"the serve checks cannot run", "exited with status 3 before answering GET /health", `"no serve here"`, "run it by hand"}},
+		"port in use": {`echo "Error: listen EADDRINUSE: address already in use :::$2" >&2; exit 1`, []string{"the serve checks cannot run", "the port was already in use", "free loopback ports"}},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			cmd := `f() { case "$*" in *sifu-probe*) echo '{"kind":"plan","schemaVersion":1}';; serve*) ` + c.snippet + `;; esac; }; f`
+			unreachableRun(t, c.want, "--suite", "kcp", "--target", "exec", "--cmd", cmd, "--profile", "serve")
+		})
+	}
+}

@@ -81,7 +81,7 @@ newline-delimited JSON requests on standard input, one answer per line
 	}
 	for name, short := range map[string]string{"plan": "Plan a task over a knowledge manifest (kcp-agent plan)", "validate": "Check a knowledge manifest (kcp-agent validate)",
 		"replay": "Replay a saved plan against today's manifest (kcp-agent replay)", "diff": "Compare two saved plans (kcp-agent diff)",
-		"mcp": "Serve the planner as MCP tools on stdin/stdout (kcp-agent mcp)"} {
+		"mcp": "Serve the planner as MCP tools on stdin/stdout (kcp-agent mcp)", "serve": "Serve the planner over HTTP: REST routes and /mcp (kcp-agent serve)"} {
 		cmd.AddCommand(&cobra.Command{Use: name, Short: short, DisableFlagParsing: true,
 			RunE: func(cmd *cobra.Command, args []string) error { return kcpRun(cmd, append([]string{name}, args...)) }})
 	}
@@ -93,6 +93,10 @@ newline-delimited JSON requests on standard input, one answer per line
 func kcpRun(cmd *cobra.Command, args []string) error {
 	var stderr strings.Builder
 	cli := kcpcli.CLI{Stdin: cmd.InOrStdin(), Stdout: cmd.OutOrStdout(), Stderr: &stderr} // stdin: read by --serve only
+	if len(args) > 0 && args[0] == "serve" {
+		// a server warns while it runs
+		cli.Stderr = cmd.ErrOrStderr()
+	}
 	if code := cli.Main(args); code != 0 {
 		return &exitError{code: code, msg: strings.TrimSuffix(stderr.String(), "\n")}
 	}

@@ -294,12 +294,12 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 	}
 	// As planner runners (detected by their hello), every check runs and
 	// gives the in-process result, except the command-line ones (plan-json
-	// answers and command vectors) and the MCP ones, which are not in a
-	// runner's run.
+	// answers and command vectors), the MCP ones and the serve ones, which
+	// are not in a runner's run.
 	for _, command := range []string{bin + " kcp --serve", planner + " --serve"} {
 		got := results("exec", registry.Spec{Kind: "exec", Command: command})
 		for id, w := range want {
-			if strings.HasPrefix(id, "kcp/cli/") || strings.HasPrefix(id, "kcp/commands/") || strings.HasPrefix(id, "kcp/mcp/") {
+			if strings.HasPrefix(id, "kcp/cli/") || strings.HasPrefix(id, "kcp/commands/") || strings.HasPrefix(id, "kcp/mcp/") || strings.HasPrefix(id, "kcp/serve/") {
 				if _, ok := got[id]; ok {
 					t.Errorf("%s: the check %s ran against a runner", command, id)
 				}
@@ -312,14 +312,14 @@ func TestKCPOverTheCommandLine(t *testing.T) {
 	}
 	// As MCP servers, the planner and MCP checks give the in-process
 	// result or are untestable (a planner option kcp_plan has no argument
-	// for); the command-line and confidence-gate checks (kcp-agent's MCP
-	// server has no assess tool) are not in the run.
+	// for); the command-line, serve and confidence-gate checks (kcp-agent's
+	// MCP server has no assess tool) are not in the run.
 	for _, command := range []string{bin + " kcp mcp", planner + " mcp"} {
 		got := results("mcp", registry.Spec{Kind: "mcp", Command: command})
 		untestable := 0
 		for id, w := range want {
 			switch {
-			case strings.HasPrefix(id, "kcp/cli/") || strings.HasPrefix(id, "kcp/commands/") || strings.HasPrefix(id, "kcp/assess/"):
+			case strings.HasPrefix(id, "kcp/cli/") || strings.HasPrefix(id, "kcp/commands/") || strings.HasPrefix(id, "kcp/assess/") || strings.HasPrefix(id, "kcp/serve/"):
 				if _, ok := got[id]; ok {
 					t.Errorf("%s: the check %s ran against an MCP server", command, id)
 				}

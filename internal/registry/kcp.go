@@ -17,6 +17,7 @@ import (
 	"github.com/sifu-dev/sifu/adapters/kcpmcp"
 	"github.com/sifu-dev/sifu/internal/attack/fuzz"
 	"github.com/sifu-dev/sifu/internal/attack/kcpfuzz"
+	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/inputfile"
 	"github.com/sifu-dev/sifu/internal/runner"
 	"github.com/sifu-dev/sifu/reference/kcpref"
@@ -47,7 +48,7 @@ func openKCP(spec Spec) (*Subject, error) {
 		}
 		rt = kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
 			return kcpinproc.Reference{Faults: faults}, func() {}, nil
-		}, Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile)}
+		}, Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile, kcp.ServeProfile)}
 	case "exec":
 		var err error
 		if rt, err = kcpExec(spec); err != nil {
@@ -131,7 +132,29 @@ func kcpExec(spec Spec) (kcp.RunTarget, error) {
 			if r, ok := t.(*kcpexec.Runner); ok {
 				return r.Profiles()
 			}
-			return kcp.Profiles
+			return append(slices.Clone(kcp.Profiles), kcp.ServeProfile)
+		},
+		// A command line that is to serve is started once before the
+		// first serve check: one that cannot start fails the run (exit 2)
+		// with one message, not every serve check.
+		Ready: func(ctx context.Context, checks []engine.Check) error {
+			if spec.NoProbe || !slices.ContainsFunc(checks, kcp.Serves) {
+				return nil
+			}
+			t, err := resolve(ctx)
+			if err != nil {
+				return err
+			}
+			p, ok := t.(kcpexec.Planner)
+			if !ok {
+				return nil
+			}
+			s, err := p.StartServe(ctx, kcp.ServeRequest{})
+			if err != nil {
+				return fmt.Errorf("the serve checks cannot run: %w", err)
+			}
+			s.Stop()
+			return nil
 		},
 		Done: func() {
 			if runnerProc != nil {

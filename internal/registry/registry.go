@@ -134,6 +134,14 @@ func (t *Subject) Workers() int {
 	return 0
 }
 
+// Prepare: see Workers.
+func (t *Subject) Prepare(ctx context.Context, checks []engine.Check) error {
+	if p, ok := t.Target.(runner.PreparingTarget); ok {
+		return p.Prepare(ctx, checks)
+	}
+	return nil
+}
+
 // Shared: see Workers.
 func (t *Subject) Shared() bool {
 	s, ok := t.Target.(runner.SharedTarget)

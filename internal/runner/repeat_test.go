@@ -68,7 +68,7 @@ func TestRepeatFindsAVaryingOutcome(t *testing.T) {
 // claims the MCP profile too.
 func targetOf(k kcpinproc.Reference) runner.Target {
 	return kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) { return k, func() {}, nil },
-		Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile)}
+		Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile, kcp.ServeProfile)}
 }
 
 // alternating describes itself as good and hands out executors of bad and

@@ -334,6 +334,13 @@ type LackingTarget interface {
 	Lacking(c engine.Check) string
 }
 
+// PreparingTarget is a target that readies what the chosen checks need
+// before the first runs (a server it must be able to start): an error is
+// an unreachable target, and no check runs.
+type PreparingTarget interface {
+	Prepare(ctx context.Context, checks []engine.Check) error
+}
+
 // Config says what to run and how.
 type Config struct {
 	Target     Target
@@ -631,6 +638,17 @@ func (p *Plan) Run(ctx context.Context, cfg Config) (*results.Run, error) {
 		return nil, err
 	}
 	desc, selected := chosen.Target, chosen.Checks
+	if pt, ok := cfg.Target.(PreparingTarget); ok {
+		var checks []engine.Check
+		for _, sel := range selected {
+			if sel.Preset == "" {
+				checks = append(checks, sel.Check)
+			}
+		}
+		if err := pt.Prepare(ctx, checks); err != nil {
+			return nil, &UnreachableError{Target: cfg.TargetName, Err: err}
+		}
+	}
 	workers := cfg.Concurrency
 	if wt, ok := cfg.Target.(WorkersTarget); ok && workers <= 0 {
 		workers = wt.Workers()

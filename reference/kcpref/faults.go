@@ -48,6 +48,18 @@ const (
 	// catch them.
 	FaultReplayDriftIgnored Fault = "replay-drift-ignored" // replay reports identical whatever drifted
 	FaultValidateExitsZero  Fault = "validate-exits-zero"  // validate exits 0 on a manifest with errors
+
+	// Faults of the HTTP server (kcpcli's serve): only the serve checks
+	// catch them.
+	FaultServeAuthIgnored            Fault = "serve-auth-ignored"             // --api-key is never asked for
+	FaultServeHealthGuarded          Fault = "serve-health-guarded"           // /health asks for the API key too
+	FaultServeHealthToolsMiscounted  Fault = "serve-health-tools-miscounted"  // /health counts one tool fewer
+	FaultServeTraceAsPlan            Fault = "serve-trace-as-plan"            // POST /trace answers the plan tree
+	FaultServeRouteUnknownOK         Fault = "serve-route-unknown-ok"         // an unknown route answers 200
+	FaultServeDefaultManifestIgnored Fault = "serve-default-manifest-ignored" // --manifest is not put in a call that names none
+	FaultServeLinkSignatureDropped   Fault = "serve-link-signature-dropped"   // the signature's Link line is left out
+	FaultServePublicURLUnchecked     Fault = "serve-public-url-unchecked"     // --public-url is never checked against serving.mcp
+	FaultServeMCPToolDropped         Fault = "serve-mcp-tool-dropped"         // /mcp lists every tool but kcp_replay
 )
 
 // Faults of episodic memory (remember, recall, plan --memory, grounded
@@ -94,6 +106,10 @@ var Faults = []Fault{
 	// scaffold
 	FaultInitOverwrites, FaultInitDryRunWrites, FaultLlmsOffSiteUnits, FaultLlmsNoTodos, FaultWatchExitsZero,
 	FaultDiscoverUnguarded, FaultDiscoverNoLlms,
+	// serve
+	FaultServeAuthIgnored, FaultServeHealthGuarded, FaultServeHealthToolsMiscounted, FaultServeTraceAsPlan,
+	FaultServeRouteUnknownOK, FaultServeDefaultManifestIgnored, FaultServeLinkSignatureDropped,
+	FaultServePublicURLUnchecked, FaultServeMCPToolDropped,
 }
 
 // hasFault reports whether f is among faults.

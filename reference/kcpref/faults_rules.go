@@ -58,4 +58,14 @@ var CaughtBy = map[Fault][]string{
 	FaultWatchExitsZero:    {"KCP-watch"},
 	FaultDiscoverUnguarded: {"KCP-discover"},
 	FaultDiscoverNoLlms:    {"KCP-discover"},
+	// serve
+	FaultServeAuthIgnored:            {"KCP-serve-api-key"},
+	FaultServeHealthGuarded:          {"KCP-serve-api-key"},
+	FaultServeHealthToolsMiscounted:  {"KCP-serve-health"},
+	FaultServeTraceAsPlan:            {"KCP-serve-rest"},
+	FaultServeRouteUnknownOK:         {"KCP-serve-rest"},
+	FaultServeDefaultManifestIgnored: {"KCP-serve-default-manifest"},
+	FaultServeLinkSignatureDropped:   {"KCP-serve-link"},
+	FaultServePublicURLUnchecked:     {"KCP-serve-public-url"},
+	FaultServeMCPToolDropped:         {"KCP-serve-mcp"},
 }

@@ -112,6 +112,9 @@ func replaceStrings(v any, old, repl string) any {
 // its code and message).
 func (e *Executor) executeMCP(ctx context.Context, step engine.Step) (map[string]any, error) {
 	srv, ok := e.target.(MCPServer)
+	if e.serve != nil {
+		srv, ok = e.serve, true // the server's /mcp
+	}
 	if !ok {
 		return nil, fmt.Errorf("the target serves no MCP tools: %w", engine.ErrUnsupported)
 	}

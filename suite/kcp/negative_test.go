@@ -28,7 +28,7 @@ func TestChecksCatchPlantedFaults(t *testing.T) {
 		t.Run(string(fault), func(t *testing.T) {
 			target := kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
 				return kcpinproc.Reference{Faults: []kcpref.Fault{fault}}, func() {}, nil
-			}, Claims: append(append([]string{}, kcp.Profiles...), kcp.MCPProfile)}
+			}, Claims: append(append([]string{}, kcp.Profiles...), kcp.MCPProfile, kcp.ServeProfile)}
 			run, err := plan.Run(context.Background(), runner.Config{Target: target, TargetName: "faulty", Tags: "~@slow"})
 			if err != nil {
 				t.Fatal(err)

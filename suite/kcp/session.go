@@ -32,8 +32,10 @@ func (e *Executor) sessionDir() (string, error) {
 	return e.dir, nil
 }
 
-// Close removes the check's directory, if a step made one.
+// Close ends a check: it stops the server a serve step left running and
+// removes the check's directory, if a step made one.
 func (e *Executor) Close() {
+	e.stopServe()
 	if e.dir != "" {
 		os.RemoveAll(e.dir)
 		e.dir = ""

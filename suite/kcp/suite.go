@@ -31,6 +31,8 @@ func Derived(ex engine.Exchange) map[string]any {
 		return deriveCommand(ex)
 	case "mcp_call", "mcp_tools":
 		return deriveMCP(ex)
+	case "http":
+		return deriveHTTP(ex)
 	}
 	return nil
 }
@@ -55,6 +57,27 @@ type RunTarget struct {
 	// Done releases what the target holds for the whole run, such as a
 	// long-lived runner process; nil when nothing.
 	Done func()
+	// Ready, when set, readies the target for the checks a run chose
+	// before the first runs (runner.PreparingTarget).
+	Ready func(ctx context.Context, checks []engine.Check) error
+}
+
+// Prepare calls Ready.
+func (rt RunTarget) Prepare(ctx context.Context, checks []engine.Check) error {
+	if rt.Ready == nil {
+		return nil
+	}
+	return rt.Ready(ctx, checks)
+}
+
+// Serves reports whether a check starts a server (a serve step).
+func Serves(c engine.Check) bool {
+	for _, s := range c.Steps {
+		if s.Name == "serve" {
+			return true
+		}
+	}
+	return false
 }
 
 // Close calls Done.

@@ -175,14 +175,15 @@ func (r *Refusal) Error() string { return r.Message }
 // Executor runs compiled KCP steps against a Target.
 type Executor struct {
 	target Target
-	dir    string // the check's directory (session.go), once a step made it
+	dir    string       // the check's directory (session.go), once a step made it
+	serve  ServeSession // the server a serve step started, until serve_stop
 }
 
 // NewExecutor returns an executor for one check.
 func NewExecutor(t Target) *Executor { return &Executor{target: t} }
 
-// Execute performs a plan, assess, cli, mcp_tools, mcp_call or properties
-// step. A plan's result is its outcome projection (with the selected
+// Execute performs a plan, assess, cli, mcp_tools, mcp_call, serve, http,
+// serve_stop or properties step. A plan's result is its outcome projection (with the selected
 // units' reasons when the step asks for them), an assess's the verdict
 // projection, a cli's the exit code and the output's lines, an MCP step's
 // what executeMCP says.
@@ -251,6 +252,8 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		}
 	case "mcp_tools", "mcp_call":
 		result, err = e.executeMCP(ctx, step)
+	case "serve", "http", "serve_stop":
+		result, err = e.executeServe(ctx, step)
 	case "properties":
 		runs, _ := step.Params["runs"].(float64)
 		seed, _ := step.Params["seed"].(float64)

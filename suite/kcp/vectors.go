@@ -65,13 +65,17 @@ func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check
 	case string(shape["kind"]) == `"plan-json"`:
 		c, err = compilePlanJSON(fsys, raw, file, stem)
 	case string(shape["kind"]) == `"mcp"`:
-		c, err = compileMCP(raw, file, stem)
+		if c, err = compileMCP(raw, file, stem); err == nil {
+			return []engine.Check{c, serveTwin(c)}, nil
+		}
+	case string(shape["kind"]) == `"serve"`:
+		c, err = compileServe(schemas, raw, file, stem)
 	case string(shape["kind"]) == `"command"`:
 		c, err = compileCommand(schemas, raw, file, stem)
 	case shape["manifest"] != nil:
 		c, err = compilePlanner(raw, file, stem)
 	default:
-		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"; an mcp check has kind \"mcp\"; a command vector has kind \"command\"", file)
+		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"; an mcp check has kind \"mcp\"; a serve check has kind \"serve\"; a command vector has kind \"command\"", file)
 	}
 	if err != nil {
 		return nil, err
@@ -310,42 +314,55 @@ func compileMCP(raw []byte, file, stem string) (engine.Check, error) {
 		if s.Tools == (s.Call != "") {
 			return engine.Check{}, fmt.Errorf("%s: a step has exactly one of tools (true) and call (a tool name)", src)
 		}
-		if len(s.Expect) == 0 {
-			return engine.Check{}, fmt.Errorf("%s/expect: a step must expect something, or it cannot fail", src)
-		}
-		var match []engine.Match
-		for j, m := range s.Expect {
-			if m.Pointer != "" && !strings.HasPrefix(m.Pointer, "/") {
-				return engine.Check{}, fmt.Errorf("%s/expect/%d/pointer %q: a JSON pointer starts with /", src, j, m.Pointer)
-			}
-			match = append(match, engine.Match{Pointer: "/result" + m.Pointer, Matcher: engine.Normalize(m.Matcher)})
-		}
-		step := engine.Step{Source: src, Op: engine.OpAct, Expect: &engine.Expect{Outcome: "ok", Match: match}}
-		if s.Tools {
-			step.Name, step.Text, step.Params = "mcp_tools", "tools/list", map[string]any{}
-		} else {
-			files := v.Files
-			if s.Files != nil {
-				files = s.Files
-			}
-			params := map[string]any{"tool": s.Call, "arguments": orEmpty(s.Arguments)}
-			if files != nil {
-				fm := map[string]any{}
-				for k, t := range files {
-					fm[k] = t
-				}
-				params["files"] = fm
-			}
-			step.Name, step.Text, step.Params = "mcp_call", "tools/call "+s.Call, engine.Normalize(params).(map[string]any)
-		}
-		if len(s.Capture) > 0 {
-			step.Capture = map[string]string{}
-			for k, p := range s.Capture {
-				step.Capture[k] = "/result" + p
-			}
+		step, err := compileMCPStep(src, s, v.Files)
+		if err != nil {
+			return engine.Check{}, err
 		}
 		steps = append(steps, step)
 	}
 	return engine.Check{ID: "kcp/mcp/" + stem, Kind: "mcp", Title: orName(v.Description, v.Name), Source: file,
 		Rules: v.Rules, Tags: []string{"mcp"}, Steps: steps}, nil
+}
+
+// compileMCPStep compiles one step listing or calling the tools; files
+// are the check's, unless the step has its own.
+func compileMCPStep(src string, s mcpStep, files map[string]string) (engine.Step, error) {
+	if s.Tools {
+		return stepWith(src, s, "mcp_tools", "tools/list", map[string]any{})
+	}
+	if s.Files != nil {
+		files = s.Files
+	}
+	params := map[string]any{"tool": s.Call, "arguments": orEmpty(s.Arguments)}
+	if files != nil {
+		fm := map[string]any{}
+		for k, t := range files {
+			fm[k] = t
+		}
+		params["files"] = fm
+	}
+	return stepWith(src, s, "mcp_call", "tools/call "+s.Call, engine.Normalize(params).(map[string]any))
+}
+
+// stepWith is a step of the given name and parameters, with the step's
+// matchers and captures, whose pointers are relative to its result.
+func stepWith(src string, s mcpStep, name, text string, params map[string]any) (engine.Step, error) {
+	if len(s.Expect) == 0 {
+		return engine.Step{}, fmt.Errorf("%s/expect: a step must expect something, or it cannot fail", src)
+	}
+	var match []engine.Match
+	for j, m := range s.Expect {
+		if m.Pointer != "" && !strings.HasPrefix(m.Pointer, "/") {
+			return engine.Step{}, fmt.Errorf("%s/expect/%d/pointer %q: a JSON pointer starts with /", src, j, m.Pointer)
+		}
+		match = append(match, engine.Match{Pointer: "/result" + m.Pointer, Matcher: engine.Normalize(m.Matcher)})
+	}
+	step := engine.Step{Source: src, Op: engine.OpAct, Name: name, Text: text, Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}
+	if len(s.Capture) > 0 {
+		step.Capture = map[string]string{}
+		for k, p := range s.Capture {
+			step.Capture[k] = "/result" + p
+		}
+	}
+	return step, nil
 }

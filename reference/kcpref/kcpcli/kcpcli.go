@@ -36,6 +36,8 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
        %[1]s discover <url> [--json] [--allow-private-hosts]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
        %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
+       %[1]s serve [<port>] [--api-key K] [--manifest <file|dir>] [--public-url URL]
+                         (kcp-agent's HTTP server: /health, POST /plan /trace /validate /diff, /mcp; port 3100 by default)
 
 The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
 manifest could not be read or parsed, validate found errors, replay found
@@ -52,6 +54,9 @@ type CLI struct {
 	// Faults are planted in every plan (reference/kcp/faults.go); only
 	// sifu's mutation self-test sets them.
 	Faults []kcpref.Fault
+	// DefaultManifest is the manifest a tool call that names none plans
+	// over (serve --manifest).
+	DefaultManifest string
 }
 
 // Main runs one command line (without the program name) and returns its
@@ -84,7 +89,9 @@ func (c CLI) Main(args []string) int {
 		return c.Watch(args[1:])
 	case "discover":
 		return c.Discover(args[1:])
-	case "--serve", "serve":
+	case "serve":
+		return c.HTTPServe(args[1:])
+	case "--serve":
 		if len(args) > 1 {
 			return c.fail(kcpref.ExitUsage, "--serve takes no arguments: it reads runner requests on standard input (docs/kcp-runner.md)")
 		}

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,9 +41,12 @@ func (c CLI) MCP(args []string) int {
 
 // MCPServer is the MCP server with the five tools; the CLI's Faults are
 // planted in what they answer.
-func (c CLI) MCPServer() *mcp.Server {
+func (c CLI) MCPServer() *mcp.Server { return c.mcpServer(false) }
+
+// mcpServer is the MCP server of mcp (stdio) or of serve's /mcp (serving).
+func (c CLI) mcpServer(serving bool) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: Implementation, Version: Version}, nil)
-	for _, t := range mcpTools {
+	for _, t := range c.servedTools(serving) {
 		tool := t
 		s.AddTool(&mcp.Tool{Name: tool.name, Description: tool.description, InputSchema: tool.schema()},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
@@ -51,10 +56,7 @@ func (c CLI) MCPServer() *mcp.Server {
 						return toolError("arguments are not a JSON object: " + err.Error()), nil
 					}
 				}
-				if msg := tool.check(args); msg != "" {
-					return toolError(msg), nil
-				}
-				text, err := c.callTool(tool.name, args)
+				text, err := c.runTool(tool.name, args)
 				if err != nil {
 					return toolError(err.Error()), nil
 				}
@@ -62,6 +64,43 @@ func (c CLI) MCPServer() *mcp.Server {
 			})
 	}
 	return s
+}
+
+// servedTools are the tools listed: all five (serve's /mcp loses
+// kcp_replay under FaultServeMCPToolDropped).
+func (c CLI) servedTools(serving bool) []mcpTool {
+	if !serving || !slices.Contains(c.Faults, kcpref.FaultServeMCPToolDropped) {
+		return mcpTools
+	}
+	var out []mcpTool
+	for _, t := range mcpTools {
+		if t.name != "kcp_replay" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// runTool checks a call's arguments and runs the tool. A tool that takes
+// a manifest is given DefaultManifest when the call names none.
+func (c CLI) runTool(name string, args map[string]any) ([]byte, error) {
+	var tool mcpTool
+	for _, t := range mcpTools {
+		if t.name == name {
+			tool = t
+		}
+	}
+	if args == nil {
+		args = map[string]any{}
+	}
+	if _, named := args["manifest"]; !named && c.DefaultManifest != "" && name != "kcp_replay" &&
+		!slices.Contains(c.Faults, kcpref.FaultServeDefaultManifestIgnored) {
+		args["manifest"] = c.DefaultManifest
+	}
+	if msg := tool.check(args); msg != "" {
+		return nil, errors.New(msg)
+	}
+	return c.callTool(name, args)
 }
 
 func toolError(msg string) *mcp.CallToolResult {
