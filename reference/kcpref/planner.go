@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Warning and reason templates of the planner (contract strings).
@@ -443,110 +444,82 @@ func scoreTerms(u *Unit, terms []string) (int, []string) {
 
 // countHits counts the term hits of §3.3 in u.
 func countHits(u *Unit, terms []string) termHits {
-	intent := lowerView(u.Intent)
+	// The lower-cased fields of ASCII text with capitals are written into
+	// scratch and read through views of it that never leave this call.
+	var scratch [512]byte
+	buf := scratch[:0]
+	var intent, id, path string
+	intent, buf = lowerInto(buf, u.Intent)
 	// Terms never contain a space, and the space isolates the final-sigma
 	// context of each side, so matching id and path apart is the same as
 	// matching the lower-cased "id path".
-	id, path := lowerView(u.ID), lowerView(u.Path)
-	var buf [8]lowered
-	triggers := buf[:0]
-	for _, tr := range u.Triggers {
-		triggers = append(triggers, lowerView(tr))
+	id, buf = lowerInto(buf, u.ID)
+	path, buf = lowerInto(buf, u.Path)
+	var trBuf [8]string
+	var triggers []string
+	if len(u.Triggers) <= len(trBuf) {
+		for i, tr := range u.Triggers {
+			trBuf[i], buf = lowerInto(buf, tr)
+		}
+		triggers = trBuf[:len(u.Triggers)]
+	} else {
+		triggers = make([]string, len(u.Triggers)) // holds no views of scratch
+		for i, tr := range u.Triggers {
+			triggers[i] = jsLower(tr)
+		}
 	}
 	var h termHits
 	for _, t := range terms {
-		if intent.contains(t) {
+		if strings.Contains(intent, t) {
 			h.intent++
 		}
 		if triggerMatches(triggers, t) {
 			h.trigger++
 		}
-		if id.contains(t) || path.contains(t) {
+		if strings.Contains(id, t) || strings.Contains(path, t) {
 			h.idPath++
 		}
 	}
 	return h
 }
 
-// lowered is jsLower(s) for substring tests, without allocating for ASCII
-// text: fold marks ASCII text with upper-case letters, matched
-// case-insensitively instead of being copied.
-type lowered struct {
-	s    string
-	fold bool
-}
-
-func lowerView(s string) lowered {
+// lowerInto is jsLower(s). Text that is already lower case is returned
+// as it is; ASCII text is lower-cased into buf's spare capacity and
+// returned as a view of it (valid while buf's array is; buf is never
+// grown, so earlier views stay valid); other text is lower-cased by
+// jsLower.
+func lowerInto(buf []byte, s string) (string, []byte) {
 	upper := false
 	for i := 0; i < len(s); i++ { // one pass for isASCII and isLowerASCII
 		switch c := s[i]; {
 		case c >= 0x80:
-			return lowered{s: jsLower(s)}
+			return jsLower(s), buf
 		case 'A' <= c && c <= 'Z':
 			upper = true
 		}
 	}
-	return lowered{s: s, fold: upper}
-}
-
-// contains reports whether the lower-cased text contains term (which is
-// already lower case, as every task term is).
-func (l lowered) contains(term string) bool {
-	if !l.fold {
-		return strings.Contains(l.s, term)
+	if !upper {
+		return s, buf
 	}
-	return containsFoldASCII(l.s, term)
-}
-
-// within reports whether the lower-cased text occurs in term (which is
-// already lower case).
-func (l lowered) within(term string) bool {
-	if !l.fold {
-		return strings.Contains(term, l.s)
+	if cap(buf)-len(buf) < len(s) {
+		return strings.ToLower(s), buf
 	}
-	return containsLowerOfASCII(term, l.s)
-}
-
-// containsLowerOfASCII is strings.Contains(term, strings.ToLower(s)) for
-// an ASCII s.
-func containsLowerOfASCII(term, s string) bool {
-	for i := 0; i+len(s) <= len(term); i++ {
-		if hasLowerPrefix(s, term[i:i+len(s)]) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsFoldASCII is strings.Contains(strings.ToLower(s), term) for an
-// ASCII s and a lower-case term.
-func containsFoldASCII(s, term string) bool {
-	for i := 0; i+len(term) <= len(s); i++ {
-		if hasLowerPrefix(s[i:], term) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasLowerPrefix(s, term string) bool {
-	for j := 0; j < len(term); j++ {
-		c := s[j]
+	start := len(buf)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
 		if 'A' <= c && c <= 'Z' {
 			c += 'a' - 'A'
 		}
-		if c != term[j] {
-			return false
-		}
+		buf = append(buf, c)
 	}
-	return true
+	return unsafe.String(&buf[start], len(s)), buf
 }
 
 // triggerMatches reports a trigger inside the term or the term inside a
-// trigger.
-func triggerMatches(triggers []lowered, term string) bool {
+// trigger (both lower case).
+func triggerMatches(triggers []string, term string) bool {
 	for _, tr := range triggers {
-		if tr.contains(term) || tr.within(term) {
+		if strings.Contains(tr, term) || strings.Contains(term, tr) {
 			return true
 		}
 	}
