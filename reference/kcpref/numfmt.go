@@ -183,7 +183,14 @@ func appendFixedHalfUp(dst []byte, x float64, digits int) []byte {
 // decimal is the correctly rounded quotient k/10^6, which float division
 // gives. The product's rounding error is exact by FMA, so k is exact too.
 func money(x float64) float64 {
-	if a := math.Abs(x); a < moneyFastLimit && a >= 1e-290 {
+	a := math.Abs(x)
+	if a < 1e-290 { // zero, or so small that it rounds to zero
+		if x < 0 {
+			return math.Copysign(0, -1) // Number("-0.000000")
+		}
+		return 0
+	}
+	if a < moneyFastLimit {
 		t := a * 1e6
 		residual := math.FMA(a, 1e6, -t) // a·10^6 = t + residual exactly
 		k := math.Floor(t)

@@ -489,29 +489,16 @@ func countHits(u *Unit, terms []string) termHits {
 // grown, so earlier views stay valid); other text is lower-cased by
 // jsLower.
 func lowerInto(buf []byte, s string) (string, []byte) {
-	upper := false
-	for i := 0; i < len(s); i++ { // one pass for isASCII and isLowerASCII
-		switch c := s[i]; {
-		case c >= 0x80:
-			return jsLower(s), buf
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		}
-	}
-	if !upper {
+	switch ascii, upper := asciiCase(s); {
+	case !ascii:
+		return jsLower(s), buf
+	case !upper:
 		return s, buf
-	}
-	if cap(buf)-len(buf) < len(s) {
+	case cap(buf)-len(buf) < len(s):
 		return strings.ToLower(s), buf
 	}
 	start := len(buf)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		buf = append(buf, c)
-	}
+	buf = appendLowerASCII(buf, s)
 	return unsafe.String(&buf[start], len(s)), buf
 }
 
