@@ -89,7 +89,6 @@ func newSortKey(s string) sortKey {
 	return sortKey{levelWeights(ces, 0), levelWeights(ces, 1), levelWeights(ces, 2)}
 }
 
-
 // asciiElements is the element of every ASCII character, as element
 // gives it, written out so that it costs nothing at start-up
 // (TestASCIIElementsTable checks it against element).

@@ -142,7 +142,6 @@ func jsLower(s string) string {
 	return b.String()
 }
 
-
 // isFinalSigma is the Final_Sigma condition of Unicode §3.13: preceded by a
 // cased letter (skipping case-ignorables) and not followed by one.
 func isFinalSigma(runes []rune, i int) bool {
