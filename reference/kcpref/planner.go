@@ -70,7 +70,8 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 		g := pl.cascade(&pl.m.Units[i], terms) // read-only: the manifest is never modified
 		if g.skip == "" {
 			survivors++
-			reasonSlots += g.hits.reasonCount() + 1 // room for one reduction
+			g.room = g.hits.reasonCount() + pl.reductionRoom(&pl.m.Units[i])
+			reasonSlots += g.room
 		}
 		gates = append(gates, g)
 	}
@@ -312,6 +313,23 @@ func (pl *planner) trust() PlanTrust {
 type gate struct {
 	skip string
 	hits termHits
+	room int // a survivor's room for reasons: its score reasons and its likely reductions
+}
+
+// reductionRoom is the room scoreReasons leaves for a survivor's
+// reductions: one, and two more for the access reason and its x402 hint
+// when the unit needs credentials the agent lacks, and one for
+// attestation when the unit is restricted and the manifest requires it.
+// More reductions than that reallocate the unit's reasons.
+func (pl *planner) reductionRoom(u *Unit) int {
+	n := 1
+	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
+		n += 2
+	}
+	if pl.requiresAttestation && u.Access == "restricted" {
+		n++
+	}
+	return n
 }
 
 // termHits counts the task terms found in a unit's intent, triggers and
@@ -347,10 +365,10 @@ func (h termHits) appendReasons(reasons []string) []string {
 func (g *gate) score() int { return g.hits.score() }
 
 // scoreReasons returns g's score reasons in the next piece of pl.reasons,
-// its capacity limited to them plus one reduction, so appending more
-// reductions reallocates instead of overwriting a neighbour.
+// its capacity limited to g.room, so appending more reductions than that
+// reallocates instead of overwriting a neighbour.
 func (pl *planner) scoreReasons(g *gate) []string {
-	n := g.hits.reasonCount() + 1
+	n := g.room
 	if cap(pl.reasons)-len(pl.reasons) < n {
 		pl.reasons = make([]string, 0, n) // not reached: Plan sizes pl.reasons
 	}
