@@ -508,6 +508,10 @@ func countHits(u *Unit, terms []string) termHits {
 // jsLower.
 func lowerInto(buf []byte, s string) (string, []byte) {
 	switch ascii, upper := asciiCase(s); {
+	case !ascii && cap(buf)-len(buf) >= 2*len(s): // a lower-case code point takes at most 3/2 the bytes
+		start := len(buf)
+		buf = appendJSLower(buf, s)
+		return unsafe.String(&buf[start], len(buf)-start), buf
 	case !ascii:
 		return jsLower(s), buf
 	case !upper:

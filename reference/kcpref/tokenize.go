@@ -1,9 +1,9 @@
 package kcpref
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // stopwords are the 38 words the tokenizer drops, as a set for tests;
@@ -126,20 +126,23 @@ func jsLower(s string) string {
 	case ascii:
 		return string(appendLowerASCII(make([]byte, 0, len(s)), s)) // A–Z only, as in JavaScript
 	}
+	return string(appendJSLower(make([]byte, 0, len(s)+len(s)/2), s))
+}
+
+// appendJSLower appends jsLower(s) for any s.
+func appendJSLower(dst []byte, s string) []byte {
 	runes := []rune(s)
-	var b strings.Builder
-	b.Grow(len(s))
 	for i, r := range runes {
 		switch {
 		case r == 'İ':
-			b.WriteString("i\u0307")
+			dst = append(dst, "i\u0307"...)
 		case r == 'Σ' && isFinalSigma(runes, i):
-			b.WriteRune('ς')
+			dst = utf8.AppendRune(dst, 'ς')
 		default:
-			b.WriteRune(unicode.ToLower(r))
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
 		}
 	}
-	return b.String()
+	return dst
 }
 
 // isFinalSigma is the Final_Sigma condition of Unicode §3.13: preceded by a
