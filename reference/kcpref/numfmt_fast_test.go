@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -148,6 +149,33 @@ func TestMoneyNearTheLimit(t *testing.T) {
 		x := math.Nextafter(float64(r.Int64N(1<<52)+1<<52)/1e6, math.Inf(int(r.IntN(2)*2-1)))
 		if got, want := money(x), moneyText(x); got != want {
 			t.Fatalf("money(%v) = %v, want %v (through the text)", x, got, want)
+		}
+	}
+}
+
+// TestShortDecimalMatchesParseFloat checks the price fast path against
+// strconv on random digit strings with and without a fraction, up to and
+// past its 15 digits.
+func TestShortDecimalMatchesParseFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 300000 {
+		b := make([]byte, 1+r.IntN(18))
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		if p := r.IntN(len(b) + 1); p > 0 && p < len(b) && r.IntN(4) > 0 {
+			b = append(b[:p], append([]byte{'.'}, b[p:]...)...)
+		}
+		s := string(b)
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsNumberFromString(s); got != want {
+			t.Fatalf("jsNumberFromString(%q) = %v, want %v", s, got, want)
+		}
+		if x, ok := shortDecimal(s); ok && x != want {
+			t.Fatalf("shortDecimal(%q) = %v, want %v", s, x, want)
 		}
 	}
 }
