@@ -20,7 +20,10 @@ const (
 // agent's options it decides what to load, what to skip and why, which
 // federation refs may be fetched, and what it costs. It is pure: the
 // manifest is never modified, no clock is read (Options.AsOf is "now"),
-// and the same inputs always give the same plan.
+// and the same inputs always give the same plan. The one thing kept
+// between calls is the lower-cased text of the units last planned
+// (unittext.go), used only where a unit's fields are still the strings
+// it was made from, so it changes no result.
 //
 // Units pass a cascade of gates in manifest order (audience, not_for,
 // temporal window, deprecation, supersession, relevance); the first that
@@ -38,6 +41,7 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 		terms = appendTermsOver(termBuf[:0], jsLower(task), 1)
 	}
 	pl := newPlanner(m, o)
+	pl.text = textFor(m.Units)
 	p := AgentPlan{
 		Task:        task,
 		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256},
@@ -67,7 +71,7 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	}
 	survivors, reasonSlots := 0, 0
 	for i := range m.Units {
-		g := pl.cascade(&pl.m.Units[i], terms) // read-only: the manifest is never modified
+		g := pl.cascade(i, terms) // read-only: the manifest is never modified
 		if g.skip == "" {
 			survivors++
 			g.room = g.hits.reasonCount() + pl.reductionRoom(&pl.m.Units[i])
@@ -161,6 +165,9 @@ type planner struct {
 	// govs holds the survivors' governance records (see newGovernance).
 	govs      []Governance
 	survivors int // units past the cascade
+
+	// text is the manifest's kept lower-cased text (unittext.go), or nil.
+	text *manifestText
 }
 
 // newString returns a pointer to a copy of s in pl.strs.
@@ -379,7 +386,8 @@ func (pl *planner) scoreReasons(g *gate) []string {
 
 // cascade runs the skip gates of §3.4 in order and returns the first
 // failing gate's reason, or the unit's term hits when it passes them all.
-func (pl *planner) cascade(u *Unit, terms []string) gate {
+func (pl *planner) cascade(i int, terms []string) gate {
+	u := &pl.m.Units[i]
 	role := pl.o.role
 	faulty := len(pl.o.faults) > 0
 	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) && !(faulty && pl.o.has(FaultAudienceIgnored)) {
@@ -420,7 +428,7 @@ func (pl *planner) cascade(u *Unit, terms []string) gate {
 			return gate{skip: "superseded by " + t.SupersededBy + " (successor active)"}
 		}
 	}
-	h := countHits(u, terms)
+	h := countHitsIn(u, terms, pl.text.of(i, u))
 	if h.score() == 0 {
 		if faulty && pl.o.has(FaultReasonReworded) {
 			return gate{skip: "no task relevance match"}
@@ -461,7 +469,13 @@ func scoreTerms(u *Unit, terms []string) (int, []string) {
 }
 
 // countHits counts the term hits of §3.3 in u.
-func countHits(u *Unit, terms []string) termHits {
+func countHits(u *Unit, terms []string) termHits { return countHitsIn(u, terms, nil) }
+
+// countHitsIn is countHits with the unit's kept lower-cased text, if any.
+func countHitsIn(u *Unit, terms []string, ut *unitText) termHits {
+	if ut != nil {
+		return matchTerms(ut.lIntent, ut.lID, ut.lPath, ut.lTriggers, terms)
+	}
 	// The lower-cased fields of ASCII text with capitals are written into
 	// scratch and read through views of it that never leave this call.
 	var scratch [512]byte
@@ -486,6 +500,11 @@ func countHits(u *Unit, terms []string) termHits {
 			triggers[i] = jsLower(tr)
 		}
 	}
+	return matchTerms(intent, id, path, triggers, terms)
+}
+
+// matchTerms counts the hits of terms in a unit's lower-cased text.
+func matchTerms(intent, id, path string, triggers, terms []string) termHits {
 	var h termHits
 	for _, t := range terms {
 		if strings.Contains(intent, t) {
