@@ -89,15 +89,6 @@ func newSortKey(s string) sortKey {
 	return sortKey{levelWeights(ces, 0), levelWeights(ces, 1), levelWeights(ces, 2)}
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
-}
-
 // asciiElements is the element of every ASCII character, as element
 // gives it, written out so that it costs nothing at start-up
 // (TestASCIIElementsTable checks it against element).

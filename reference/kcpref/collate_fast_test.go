@@ -29,9 +29,9 @@ func TestCompareASCIIMatchesSortKeys(t *testing.T) {
 	}
 }
 
-// TestLoweredContainsMatchesJSLower checks the non-allocating substring
-// test against jsLower + strings.Contains.
-func TestLoweredContainsMatchesJSLower(t *testing.T) {
+// TestLowerIntoMatchesJSLower checks the scratch-buffer lower-casing of
+// countHits against jsLower, with room in the buffer and without.
+func TestLowerIntoMatchesJSLower(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	const alphabet = "aAbBcC zZ-1ÄäΣσİ"
 	runes := []rune(alphabet)
@@ -44,8 +44,14 @@ func TestLoweredContainsMatchesJSLower(t *testing.T) {
 	}
 	for range 100000 {
 		s, term := word(10), jsLower(word(3))
-		if got, want := lowerView(s).contains(term), strings.Contains(jsLower(s), term); got != want {
-			t.Fatalf("lowerView(%q).contains(%q) = %v, want %v", s, term, got, want)
+		var scratch [16]byte
+		buf := append(scratch[:0], "prefix"...)
+		got, buf := lowerInto(buf, s)
+		if want := jsLower(s); got != want || strings.Contains(got, term) != strings.Contains(want, term) {
+			t.Fatalf("lowerInto(%q) = %q, want %q", s, got, want)
+		}
+		if string(buf[:6]) != "prefix" {
+			t.Fatalf("lowerInto(%q) overwrote the buffer's earlier bytes: %q", s, buf)
 		}
 	}
 }

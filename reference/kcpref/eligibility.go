@@ -84,7 +84,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 
 	// a. skills and playbooks need an explicit grant (§4.3a).
 	if (u.Kind == "skill" || u.Kind == "playbook") && !isTrue(u.LoadEligible) && !pl.o.has(FaultSkillsEligible) {
-		fail("kind: " + u.Kind + " not invoke-eligible: no explicit eligibility grant")
+		fail(kindReason(u.Kind))
 	}
 	if u.Kind == "playbook" && s.LoadEligible {
 		// b. a grant on a playbook does not compose to its steps (§4.3c).
@@ -152,7 +152,7 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 	}
 	// i. access is an authorization dimension; payment does not replace it (§4.11).
 	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
-		reason := "access '" + u.Access + "': agent holds no credentials"
+		reason := accessReason(u.Access)
 		switch {
 		case u.Access == "restricted" && !pl.o.has(FaultRestrictedOpen):
 			fail(reason)
@@ -161,10 +161,34 @@ func (pl *planner) reduce(s *SelectedUnit, u *Unit, score int, reasons []string)
 			s.Reasons = append(s.Reasons, reason)
 		}
 		if s.Payment.Method == "x402" {
-			s.Reasons = append(s.Reasons,
-				"hint: '"+u.Access+"' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)")
+			s.Reasons = append(s.Reasons, accessHint(u.Access))
 		}
 	}
+}
+
+// kindReason is the reason of a skill or playbook without a grant.
+func kindReason(kind string) string {
+	if kind == "skill" {
+		return "kind: skill not invoke-eligible: no explicit eligibility grant"
+	}
+	return "kind: playbook not invoke-eligible: no explicit eligibility grant"
+}
+
+// accessReason is the reason of an authenticated or restricted unit for
+// an agent without credentials, and accessHint the hint when it is paid
+// by x402.
+func accessReason(access string) string {
+	if access == "restricted" {
+		return "access 'restricted': agent holds no credentials"
+	}
+	return "access 'authenticated': agent holds no credentials"
+}
+
+func accessHint(access string) string {
+	if access == "restricted" {
+		return "hint: 'restricted' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)"
+	}
+	return "hint: 'authenticated' + x402 — if this unit is anonymous-paid the manifest should mark it public (spec §4.11, v0.25.1)"
 }
 
 // playbookComposition finds the first step whose `uses` names an existing

@@ -237,6 +237,9 @@ func countDigits(s string) int {
 // jsNumberFromString is Number(string): trimmed, "" is 0, 0x/0o/0b
 // prefixes (unsigned only), Infinity, decimal literals; anything else NaN.
 func jsNumberFromString(s string) float64 {
+	if x, ok := shortDecimal(s); ok {
+		return x
+	}
 	s = jsTrim(s)
 	if s == "" {
 		return 0
@@ -288,4 +291,34 @@ func parseRadixInteger(digits string, base int) float64 {
 	}
 	f, _ := new(big.Float).SetInt(n).Float64()
 	return f
+}
+
+// pow10s are the powers of ten that float64 holds exactly, up to 10^15.
+var pow10s = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15}
+
+// shortDecimal reads digits with an optional fraction ("12", "0.10") of
+// at most 15 digits in all, the common price: both the digits as an
+// integer and the power of ten are exact in float64, so their quotient is
+// the correctly rounded value, as parsing gives.
+func shortDecimal(s string) (float64, bool) {
+	var m uint64
+	digits, frac, point := 0, 0, false
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case '0' <= c && c <= '9':
+			m = 10*m + uint64(c-'0')
+			digits++
+			if point {
+				frac++
+			}
+		case c == '.' && !point && i > 0 && i < len(s)-1:
+			point = true
+		default:
+			return 0, false
+		}
+	}
+	if digits == 0 || digits > 15 {
+		return 0, false
+	}
+	return float64(m) / pow10s[frac], true
 }

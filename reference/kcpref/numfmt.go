@@ -40,6 +40,9 @@ func appendJSNumber(dst []byte, x float64) []byte {
 		dst = append(dst, '-')
 		x = -x
 	}
+	if x < 1<<53 && x == math.Trunc(x) {
+		return strconv.AppendUint(dst, uint64(x), 10) // an integer's shortest digits are its digits
+	}
 	var buf [32]byte
 	digits, n := appendShortestDigits(buf[:0], x)
 	k := len(digits)
@@ -174,7 +177,43 @@ func appendFixedHalfUp(dst []byte, x float64, digits int) []byte {
 }
 
 // money is the reference's Number(n.toFixed(6)).
+//
+// For |x| below 2^53/10^6 it is computed without text: toFixed(6) is k/10^6
+// with k the exact x·10^6 rounded half away from zero, and Number of that
+// decimal is the correctly rounded quotient k/10^6, which float division
+// gives. The product's rounding error is exact by FMA, so k is exact too.
 func money(x float64) float64 {
+	a := math.Abs(x)
+	if a < 1e-290 { // zero, or so small that it rounds to zero
+		if x < 0 {
+			return math.Copysign(0, -1) // Number("-0.000000")
+		}
+		return 0
+	}
+	if a < moneyFastLimit {
+		t := a * 1e6
+		residual := math.FMA(a, 1e6, -t) // a·10^6 = t + residual exactly
+		k := math.Floor(t)
+		// t−k is exact and a multiple of t's ulp, which is at least twice
+		// |residual|: the residual decides only at t−k = ½, or for an
+		// integral t whose product was rounded down by a half (t ≥ 2^52).
+		if frac := t - k; frac > 0.5 || frac == 0.5 && residual >= 0 || frac == 0 && residual >= 0.5 {
+			k++
+		}
+		if x < 0 {
+			return -k / 1e6 // -0 for a negative x that rounds to zero, as Number("-0.000000")
+		}
+		return k / 1e6
+	}
+	return moneyText(x)
+}
+
+// moneyFastLimit bounds money's arithmetic path: x·10^6 and its rounding
+// stay exact integers below 2^53.
+const moneyFastLimit = (1 << 53) / 1e6
+
+// moneyText is money through the decimal text, for any x.
+func moneyText(x float64) float64 {
 	var buf [64]byte
 	f, err := strconv.ParseFloat(string(appendToFixed(buf[:0], x, 6)), 64)
 	if err != nil && !isRangeError(err) {
@@ -224,8 +263,10 @@ func appendTokens(dst []byte, x float64) []byte {
 		dst, r = append(dst, '-'), -r
 	}
 	var buf [48]byte
-	digits := append(buf[:0], '0')
-	if r != 0 {
+	var digits []byte
+	if r < 1<<53 {
+		digits = strconv.AppendUint(buf[:0], uint64(r), 10) // r is an integer
+	} else {
 		var n int
 		digits, n = appendShortestDigits(buf[:0], r)
 		for range max(n-len(digits), 0) {

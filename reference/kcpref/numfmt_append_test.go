@@ -37,6 +37,8 @@ func TestAppendFormattersMatchStringForms(t *testing.T) {
 		check(r.NormFloat64() * math.Pow(10, float64(r.IntN(60)-30)))
 		check(float64(r.IntN(1e9)) / 100)
 		check(math.Float64frombits(r.Uint64()))
+		check(float64(r.Int64N(1 << 55))) // integers on both sides of 2^53
+		check(float64(r.Int64N(1<<53)) + 0.5)
 	}
 }
 

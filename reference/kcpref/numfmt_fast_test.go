@@ -5,6 +5,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,6 +109,73 @@ func TestYAMLFloatMatchesRegexp(t *testing.T) {
 	for _, s := range words {
 		if got, want := isYAMLFloat(s), re.MatchString(s); got != want {
 			t.Fatalf("isYAMLFloat(%q) = %v, want %v", s, got, want)
+		}
+	}
+}
+
+// TestMoneyArithmeticMatchesText checks money's arithmetic path against
+// Number(x.toFixed(6)) through the text, on random, tie-prone and
+// boundary values of both signs.
+func TestMoneyArithmeticMatchesText(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	check := func(x float64) {
+		t.Helper()
+		for _, v := range []float64{x, -x} {
+			got, want := money(v), moneyText(v)
+			if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+				t.Fatalf("money(%v) = %v, want %v (through the text)", v, got, want)
+			}
+		}
+	}
+	for range 300000 {
+		check(r.Float64() * math.Pow(10, float64(r.IntN(16)-8)))
+		check(float64(r.IntN(1<<30)) / float64(int(1)<<r.IntN(30)))    // dyadic: exact ties at the 7th decimal
+		check(float64(r.Int64N(1e12))/1e7 + float64(r.IntN(3)-1)*5e-7) // near a half at the 7th decimal
+		check(float64(r.Int64N(1e9)) / 1e6)
+		check(math.Float64frombits(r.Uint64() &^ (1 << 63)))
+		check(moneyFastLimit * (1 - r.Float64()*1e-9))
+	}
+	for _, x := range []float64{0, math.Copysign(0, -1), 5e-7, 4.9999999999999996e-7, 1.5e-6, 0.1 + 0.2, 0.3 - 0.1, 1e-290, 1e-300, 5e-324,
+		moneyFastLimit, math.Nextafter(moneyFastLimit, 0), 1e21, math.Inf(1), math.NaN(), 0.0000005, 0.0000015, 0.0000025, 1.0000005, 123456.0000005} {
+		check(x)
+	}
+}
+
+// TestMoneyNearTheLimit checks money where x·10^6 is an integer whose
+// product was rounded by half a unit, the case an integral t hides.
+func TestMoneyNearTheLimit(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	for range 200000 {
+		x := math.Nextafter(float64(r.Int64N(1<<52)+1<<52)/1e6, math.Inf(int(r.IntN(2)*2-1)))
+		if got, want := money(x), moneyText(x); got != want {
+			t.Fatalf("money(%v) = %v, want %v (through the text)", x, got, want)
+		}
+	}
+}
+
+// TestShortDecimalMatchesParseFloat checks the price fast path against
+// strconv on random digit strings with and without a fraction, up to and
+// past its 15 digits.
+func TestShortDecimalMatchesParseFloat(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for range 300000 {
+		b := make([]byte, 1+r.IntN(18))
+		for i := range b {
+			b[i] = byte('0' + r.IntN(10))
+		}
+		if p := r.IntN(len(b) + 1); p > 0 && p < len(b) && r.IntN(4) > 0 {
+			b = append(b[:p], append([]byte{'.'}, b[p:]...)...)
+		}
+		s := string(b)
+		want, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := jsNumberFromString(s); got != want {
+			t.Fatalf("jsNumberFromString(%q) = %v, want %v", s, got, want)
+		}
+		if x, ok := shortDecimal(s); ok && x != want {
+			t.Fatalf("shortDecimal(%q) = %v, want %v", s, x, want)
 		}
 	}
 }

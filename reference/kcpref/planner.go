@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Warning and reason templates of the planner (contract strings).
@@ -19,7 +20,10 @@ const (
 // agent's options it decides what to load, what to skip and why, which
 // federation refs may be fetched, and what it costs. It is pure: the
 // manifest is never modified, no clock is read (Options.AsOf is "now"),
-// and the same inputs always give the same plan.
+// and the same inputs always give the same plan. The one thing kept
+// between calls is the lower-cased text of the units last planned
+// (unittext.go), used only where a unit's fields are still the strings
+// it was made from, so it changes no result.
 //
 // Units pass a cascade of gates in manifest order (audience, not_for,
 // temporal window, deprecation, supersession, relevance); the first that
@@ -37,6 +41,7 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 		terms = appendTermsOver(termBuf[:0], jsLower(task), 1)
 	}
 	pl := newPlanner(m, o)
+	pl.text = textFor(m.Units)
 	p := AgentPlan{
 		Task:        task,
 		Manifest:    PlanManifest{Project: m.Project, Version: m.Version, KCPVersion: m.KCPVersion, Source: m.Source, SHA256: m.SHA256},
@@ -66,10 +71,11 @@ func Plan(task string, m Manifest, opts Options) AgentPlan {
 	}
 	survivors, reasonSlots := 0, 0
 	for i := range m.Units {
-		g := pl.cascade(&pl.m.Units[i], terms) // read-only: the manifest is never modified
+		g := pl.cascade(i, terms) // read-only: the manifest is never modified
 		if g.skip == "" {
 			survivors++
-			reasonSlots += g.hits.reasonCount() + 1 // room for one reduction
+			g.room = g.hits.reasonCount() + pl.reductionRoom(&pl.m.Units[i])
+			reasonSlots += g.room
 		}
 		gates = append(gates, g)
 	}
@@ -159,6 +165,9 @@ type planner struct {
 	// govs holds the survivors' governance records (see newGovernance).
 	govs      []Governance
 	survivors int // units past the cascade
+
+	// text is the manifest's kept lower-cased text (unittext.go), or nil.
+	text *manifestText
 }
 
 // newString returns a pointer to a copy of s in pl.strs.
@@ -311,6 +320,23 @@ func (pl *planner) trust() PlanTrust {
 type gate struct {
 	skip string
 	hits termHits
+	room int // a survivor's room for reasons: its score reasons and its likely reductions
+}
+
+// reductionRoom is the room scoreReasons leaves for a survivor's
+// reductions: one, and two more for the access reason and its x402 hint
+// when the unit needs credentials the agent lacks, and one for
+// attestation when the unit is restricted and the manifest requires it.
+// More reductions than that reallocate the unit's reasons.
+func (pl *planner) reductionRoom(u *Unit) int {
+	n := 1
+	if (u.Access == "authenticated" || u.Access == "restricted") && len(pl.o.credentials) == 0 {
+		n += 2
+	}
+	if pl.requiresAttestation && u.Access == "restricted" {
+		n++
+	}
+	return n
 }
 
 // termHits counts the task terms found in a unit's intent, triggers and
@@ -346,10 +372,10 @@ func (h termHits) appendReasons(reasons []string) []string {
 func (g *gate) score() int { return g.hits.score() }
 
 // scoreReasons returns g's score reasons in the next piece of pl.reasons,
-// its capacity limited to them plus one reduction, so appending more
-// reductions reallocates instead of overwriting a neighbour.
+// its capacity limited to g.room, so appending more reductions than that
+// reallocates instead of overwriting a neighbour.
 func (pl *planner) scoreReasons(g *gate) []string {
-	n := g.hits.reasonCount() + 1
+	n := g.room
 	if cap(pl.reasons)-len(pl.reasons) < n {
 		pl.reasons = make([]string, 0, n) // not reached: Plan sizes pl.reasons
 	}
@@ -360,7 +386,8 @@ func (pl *planner) scoreReasons(g *gate) []string {
 
 // cascade runs the skip gates of §3.4 in order and returns the first
 // failing gate's reason, or the unit's term hits when it passes them all.
-func (pl *planner) cascade(u *Unit, terms []string) gate {
+func (pl *planner) cascade(i int, terms []string) gate {
+	u := &pl.m.Units[i]
 	role := pl.o.role
 	faulty := len(pl.o.faults) > 0
 	if len(u.Audience) > 0 && !slices.Contains(u.Audience, role) && !(faulty && pl.o.has(FaultAudienceIgnored)) {
@@ -401,7 +428,7 @@ func (pl *planner) cascade(u *Unit, terms []string) gate {
 			return gate{skip: "superseded by " + t.SupersededBy + " (successor active)"}
 		}
 	}
-	h := countHits(u, terms)
+	h := countHitsIn(u, terms, pl.text.of(i, u))
 	if h.score() == 0 {
 		if faulty && pl.o.has(FaultReasonReworded) {
 			return gate{skip: "no task relevance match"}
@@ -442,111 +469,85 @@ func scoreTerms(u *Unit, terms []string) (int, []string) {
 }
 
 // countHits counts the term hits of §3.3 in u.
-func countHits(u *Unit, terms []string) termHits {
-	intent := lowerView(u.Intent)
+func countHits(u *Unit, terms []string) termHits { return countHitsIn(u, terms, nil) }
+
+// countHitsIn is countHits with the unit's kept lower-cased text, if any.
+func countHitsIn(u *Unit, terms []string, ut *unitText) termHits {
+	if ut != nil {
+		return matchTerms(ut.lIntent, ut.lID, ut.lPath, ut.lTriggers, terms)
+	}
+	// The lower-cased fields of ASCII text with capitals are written into
+	// scratch and read through views of it that never leave this call.
+	var scratch [512]byte
+	buf := scratch[:0]
+	var intent, id, path string
+	intent, buf = lowerInto(buf, u.Intent)
 	// Terms never contain a space, and the space isolates the final-sigma
 	// context of each side, so matching id and path apart is the same as
 	// matching the lower-cased "id path".
-	id, path := lowerView(u.ID), lowerView(u.Path)
-	var buf [8]lowered
-	triggers := buf[:0]
-	for _, tr := range u.Triggers {
-		triggers = append(triggers, lowerView(tr))
+	id, buf = lowerInto(buf, u.ID)
+	path, buf = lowerInto(buf, u.Path)
+	var trBuf [8]string
+	var triggers []string
+	if len(u.Triggers) <= len(trBuf) {
+		for i, tr := range u.Triggers {
+			trBuf[i], buf = lowerInto(buf, tr)
+		}
+		triggers = trBuf[:len(u.Triggers)]
+	} else {
+		triggers = make([]string, len(u.Triggers)) // holds no views of scratch
+		for i, tr := range u.Triggers {
+			triggers[i] = jsLower(tr)
+		}
 	}
+	return matchTerms(intent, id, path, triggers, terms)
+}
+
+// matchTerms counts the hits of terms in a unit's lower-cased text.
+func matchTerms(intent, id, path string, triggers, terms []string) termHits {
 	var h termHits
 	for _, t := range terms {
-		if intent.contains(t) {
+		if strings.Contains(intent, t) {
 			h.intent++
 		}
 		if triggerMatches(triggers, t) {
 			h.trigger++
 		}
-		if id.contains(t) || path.contains(t) {
+		if strings.Contains(id, t) || strings.Contains(path, t) {
 			h.idPath++
 		}
 	}
 	return h
 }
 
-// lowered is jsLower(s) for substring tests, without allocating for ASCII
-// text: fold marks ASCII text with upper-case letters, matched
-// case-insensitively instead of being copied.
-type lowered struct {
-	s    string
-	fold bool
-}
-
-func lowerView(s string) lowered {
-	upper := false
-	for i := 0; i < len(s); i++ { // one pass for isASCII and isLowerASCII
-		switch c := s[i]; {
-		case c >= 0x80:
-			return lowered{s: jsLower(s)}
-		case 'A' <= c && c <= 'Z':
-			upper = true
-		}
+// lowerInto is jsLower(s). Text that is already lower case is returned
+// as it is; ASCII text is lower-cased into buf's spare capacity and
+// returned as a view of it (valid while buf's array is; buf is never
+// grown, so earlier views stay valid); other text is lower-cased by
+// jsLower.
+func lowerInto(buf []byte, s string) (string, []byte) {
+	switch ascii, upper := asciiCase(s); {
+	case !ascii && cap(buf)-len(buf) >= 2*len(s): // a lower-case code point takes at most 3/2 the bytes
+		start := len(buf)
+		buf = appendJSLower(buf, s)
+		return unsafe.String(&buf[start], len(buf)-start), buf
+	case !ascii:
+		return jsLower(s), buf
+	case !upper:
+		return s, buf
+	case cap(buf)-len(buf) < len(s):
+		return strings.ToLower(s), buf
 	}
-	return lowered{s: s, fold: upper}
-}
-
-// contains reports whether the lower-cased text contains term (which is
-// already lower case, as every task term is).
-func (l lowered) contains(term string) bool {
-	if !l.fold {
-		return strings.Contains(l.s, term)
-	}
-	return containsFoldASCII(l.s, term)
-}
-
-// within reports whether the lower-cased text occurs in term (which is
-// already lower case).
-func (l lowered) within(term string) bool {
-	if !l.fold {
-		return strings.Contains(term, l.s)
-	}
-	return containsLowerOfASCII(term, l.s)
-}
-
-// containsLowerOfASCII is strings.Contains(term, strings.ToLower(s)) for
-// an ASCII s.
-func containsLowerOfASCII(term, s string) bool {
-	for i := 0; i+len(s) <= len(term); i++ {
-		if hasLowerPrefix(s, term[i:i+len(s)]) {
-			return true
-		}
-	}
-	return false
-}
-
-// containsFoldASCII is strings.Contains(strings.ToLower(s), term) for an
-// ASCII s and a lower-case term.
-func containsFoldASCII(s, term string) bool {
-	for i := 0; i+len(term) <= len(s); i++ {
-		if hasLowerPrefix(s[i:], term) {
-			return true
-		}
-	}
-	return false
-}
-
-func hasLowerPrefix(s, term string) bool {
-	for j := 0; j < len(term); j++ {
-		c := s[j]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != term[j] {
-			return false
-		}
-	}
-	return true
+	start := len(buf)
+	buf = appendLowerASCII(buf, s)
+	return unsafe.String(&buf[start], len(s)), buf
 }
 
 // triggerMatches reports a trigger inside the term or the term inside a
-// trigger.
-func triggerMatches(triggers []lowered, term string) bool {
+// trigger (both lower case).
+func triggerMatches(triggers []string, term string) bool {
 	for _, tr := range triggers {
-		if tr.contains(term) || tr.within(term) {
+		if strings.Contains(tr, term) || strings.Contains(term, tr) {
 			return true
 		}
 	}

@@ -1,9 +1,9 @@
 package kcpref
 
 import (
-	"strings"
 	"unicode"
 	"unicode/utf16"
+	"unicode/utf8"
 )
 
 // stopwords are the 38 words the tokenizer drops, as a set for tests;
@@ -44,6 +44,9 @@ func appendTerms(out []string, lower string) []string { return appendTermsOver(o
 // appendTermsOver is appendTerms keeping tokens longer than min UTF-16
 // code units (2 in the reference; 1 only for a planted fault).
 func appendTermsOver(out []string, lower string, min int) []string {
+	if isASCII(lower) {
+		return appendASCIITerms(out, lower, min)
+	}
 	start := -1 // start of the current token, -1 between tokens
 	for i, r := range lower {
 		switch {
@@ -60,6 +63,31 @@ func appendTermsOver(out []string, lower string, min int) []string {
 		out = appendTerm(out, lower[start:], min)
 	}
 	return out
+}
+
+// appendASCIITerms is appendTermsOver for ASCII text, where a token's
+// UTF-16 length is its byte length.
+func appendASCIITerms(out []string, lower string, min int) []string {
+	start := -1
+	for i := 0; i <= len(lower); i++ {
+		if i < len(lower) && isTermByte(lower[i]) {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			if tok := lower[start:i]; len(tok) > min && !isStopword(tok) {
+				out = append(out, tok)
+			}
+			start = -1
+		}
+	}
+	return out
+}
+
+func isTermByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
 }
 
 // isTermRune reports a letter (\p{L}) or number (\p{N}).
@@ -92,35 +120,29 @@ func utf16Len(s string) int {
 // mapping, including the unconditional İ → i̇ (U+0069 U+0307) and the
 // context-sensitive final sigma (Σ → ς at the end of a word).
 func jsLower(s string) string {
-	if isLowerASCII(s) {
+	switch ascii, upper := asciiCase(s); {
+	case ascii && !upper:
 		return s
+	case ascii:
+		return string(appendLowerASCII(make([]byte, 0, len(s)), s)) // A–Z only, as in JavaScript
 	}
-	if isASCII(s) {
-		return strings.ToLower(s) // A–Z only, as in JavaScript
-	}
+	return string(appendJSLower(make([]byte, 0, len(s)+len(s)/2), s))
+}
+
+// appendJSLower appends jsLower(s) for any s.
+func appendJSLower(dst []byte, s string) []byte {
 	runes := []rune(s)
-	var b strings.Builder
-	b.Grow(len(s))
 	for i, r := range runes {
 		switch {
 		case r == 'İ':
-			b.WriteString("i\u0307")
+			dst = append(dst, "i\u0307"...)
 		case r == 'Σ' && isFinalSigma(runes, i):
-			b.WriteRune('ς')
+			dst = utf8.AppendRune(dst, 'ς')
 		default:
-			b.WriteRune(unicode.ToLower(r))
+			dst = utf8.AppendRune(dst, unicode.ToLower(r))
 		}
 	}
-	return b.String()
-}
-
-func isLowerASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 0x80 || (c >= 'A' && c <= 'Z') {
-			return false
-		}
-	}
-	return true
+	return dst
 }
 
 // isFinalSigma is the Final_Sigma condition of Unicode §3.13: preceded by a

@@ -66,7 +66,7 @@ func PlanTrace(task string, m Manifest, opts Options) Trace {
 			continue
 		}
 		var c SelectedUnit
-		g := pl.cascade(u, p.TaskTerms)
+		g := pl.cascade(i, p.TaskTerms)
 		pl.reduce(&c, u, g.score(), g.hits.appendReasons(nil))
 		score := c.Score
 		tu.Score = &score

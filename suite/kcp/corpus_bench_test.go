@@ -69,3 +69,16 @@ func BenchmarkCorpusParseOnly(b *testing.B) {
 		kcpref.ParseManifest(docs[i%len(docs)])
 	}
 }
+
+// BenchmarkCorpusPlanRepeated is Plan alone over the corpus vectors, each
+// planned 200 times in a row, as the side-by-side benchmark of
+// adapters/kcpexec times them (a planner that plans one manifest again and
+// again); ns/op is the mean over the vectors.
+func BenchmarkCorpusPlanRepeated(b *testing.B) {
+	in := loadCorpus(b)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		c := in[(i/200)%len(in)]
+		kcpref.Plan(c.task, c.m, c.opts)
+	}
+}
