@@ -35,6 +35,10 @@ type ConfigData struct {
 	MCPURL string
 	// MCPSources are the settings' MCP sources as the templates write them.
 	MCPSources []MCPSourceData
+	// SupplySources are the settings' a2a and vector sources, and
+	// PromptsURL the base_url of the stub prompt platform.
+	SupplySources []SupplySourceData
+	PromptsURL    string
 	agentkit.Settings
 }
 

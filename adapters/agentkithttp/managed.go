@@ -187,9 +187,16 @@ func portTaken(err error) bool {
 	return strings.Contains(out, "address already in use") || strings.Contains(out, "only one usage of each socket address")
 }
 
+// EnvLauncher is a Launcher that can add variables to a gateway's
+// environment (the checks of ${VAR} placeholders need them).
+type EnvLauncher interface {
+	LaunchEnv(ctx context.Context, dir, addr string, env map[string]string) (Instance, error)
+}
+
 // startAt renders files for a fresh port into dir and launches a gateway
-// there, with another port when the one it was given was taken meanwhile.
-func (m *Managed) startAt(ctx context.Context, dir string, render func(addr string) (map[string]string, error)) (Instance, error) {
+// there, with env added to its environment, and with another port when the
+// one it was given was taken meanwhile.
+func (m *Managed) startAt(ctx context.Context, dir string, env map[string]string, render func(addr string) (map[string]string, error)) (Instance, error) {
 	for attempt := 1; ; attempt++ {
 		addr, release, err := FreeAddr()
 		if err != nil {
@@ -203,7 +210,14 @@ func (m *Managed) startAt(ctx context.Context, dir string, render func(addr stri
 		if err := WriteFiles(dir, files); err != nil {
 			return nil, err
 		}
-		inst, err := m.Launcher.Launch(ctx, dir, addr)
+		var inst Instance
+		if el, ok := m.Launcher.(EnvLauncher); ok && len(env) > 0 {
+			inst, err = el.LaunchEnv(ctx, dir, addr, env)
+		} else if len(env) > 0 {
+			return nil, &SetupError{Msg: "this gateway launcher cannot set the environment variables a check needs"}
+		} else {
+			inst, err = m.Launcher.Launch(ctx, dir, addr)
+		}
 		if attempt < 3 && portTaken(err) && ctx.Err() == nil {
 			continue
 		}
@@ -218,7 +232,14 @@ func (m *Managed) defaultFiles(s agentkit.Settings) func(addr string) (map[strin
 		if err != nil {
 			return nil, err
 		}
-		return Render(m.templates(), d)
+		files, err := Render(m.templates(), d)
+		if err != nil {
+			return nil, err
+		}
+		for n, text := range SupplyFiles(s) {
+			files[n] = text
+		}
+		return files, nil
 	}
 }
 
@@ -245,6 +266,7 @@ func StubData(stub *Stub, addr string, s agentkit.Settings) (ConfigData, error) 
 		}
 		d.MCPSources = append(d.MCPSources, MCPSourceData{Name: src.Name, Required: src.Required, Config: cfg})
 	}
+	stub.supplyData(&d)
 	return d, nil
 }
 
@@ -279,7 +301,7 @@ func (m *Managed) launch(ctx context.Context, dir string, s agentkit.Settings) e
 	if err := m.Stuck.get(); err != nil {
 		return fmt.Errorf("not started again: an earlier check could not start this gateway: %w", err)
 	}
-	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
+	inst, err := m.startAt(ctx, dir, s.Env, m.defaultFiles(s))
 	var sf *StartFailure
 	down := downSources(s)
 	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil && down == "" {
@@ -324,7 +346,7 @@ func (m *Managed) TryConfigure(ctx context.Context, s agentkit.Settings) (agentk
 	if err != nil {
 		return agentkit.StartResult{}, err
 	}
-	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
+	inst, err := m.startAt(ctx, dir, s.Env, m.defaultFiles(s))
 	var sf *StartFailure
 	var nh *NoHealth
 	switch {
@@ -410,7 +432,7 @@ func (m *Managed) TryStart(ctx context.Context, files map[string]string) (agentk
 	if err != nil {
 		return agentkit.StartResult{}, err
 	}
-	inst, err := m.startAt(ctx, dir, func(addr string) (map[string]string, error) {
+	inst, err := m.startAt(ctx, dir, nil, func(addr string) (map[string]string, error) {
 		rendered := map[string]string{}
 		d, err := m.data(addr, agentkit.DefaultSettings())
 		if err != nil {
@@ -449,7 +471,7 @@ func (m *Managed) Probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	inst, err := m.startAt(ctx, dir, m.defaultFiles(agentkit.DefaultSettings()))
+	inst, err := m.startAt(ctx, dir, nil, m.defaultFiles(agentkit.DefaultSettings()))
 	var sf *StartFailure
 	switch {
 	case errors.As(err, &sf):

@@ -44,6 +44,8 @@ type App struct {
 	tools []*capability
 	// mcp are the top-level mcp sources, connected when the gateway is built.
 	mcp []*mcpDecl
+	// supply is what the gateway reaches besides http and mcp sources.
+	supply
 }
 
 // Serving is the HTTP listener; an empty Addr means no gateway.
@@ -309,6 +311,12 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 				return nil, fmt.Errorf("source %s: %w", s.Name, err)
 			}
 			app.mcp = append(app.mcp, d)
+			continue
+		}
+		if handled, err := app.readSupply(s); handled {
+			if err != nil {
+				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			}
 			continue
 		}
 		caps, err := s.capabilities(skip)

@@ -155,3 +155,23 @@ func LoadDir(dir string, faults []Fault) (*App, error) {
 		return has(faults, FaultLenientConfig)
 	})
 }
+
+// The planted faults of the supply besides http and mcp sources: remote
+// agents, the vector source, prompts and secrets.
+const (
+	FaultA2APrefixedNames Fault = "a2a-prefixed-names" // remote agents are offered as <source>_<name>
+	FaultA2AWholeArgs     Fault = "a2a-whole-args"     // a task carries the model's whole arguments text
+	FaultA2AReadonly      Fault = "a2a-readonly"       // remote agents run without the approval gate
+	FaultA2AAllowList     Fault = "a2a-allow-list"     // the agents allow-list is ignored
+	FaultA2AErrorHidden   Fault = "a2a-error-hidden"   // a remote error reaches the model as an empty result
+	FaultA2ANoHeaders     Fault = "a2a-no-headers"     // an a2a source's headers are not sent
+	FaultVectorMutating   Fault = "vector-mutating"    // the retrieval tool asks for approval
+	FaultVectorEveryDoc   Fault = "vector-every-doc"   // documents sharing nothing with the query are returned
+	FaultVectorNoTopK     Fault = "vector-no-top-k"    // top_k does not bound the documents
+	FaultVectorNoTruncate Fault = "vector-no-truncate" // max_doc_len does not cut a document
+)
+
+var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
+	FaultA2AErrorHidden, FaultA2ANoHeaders, FaultVectorMutating, FaultVectorEveryDoc, FaultVectorNoTopK, FaultVectorNoTruncate}
+
+func init() { Faults = append(Faults, supplyFaults...) }

@@ -87,3 +87,24 @@ var CaughtBy = map[Fault][]string{
 	FaultMCPRequiredSkipped:   {"AK-MCP-09"},
 	FaultMCPFirstSource:       {"AK-MCP-10"},
 }
+
+// supplyCaughtBy are the rules of the remote agents, vector, prompt and
+// secret faults.
+var supplyCaughtBy = map[Fault][]string{
+	FaultA2APrefixedNames: {"AK-REMOTE-01"},
+	FaultA2AWholeArgs:     {"AK-REMOTE-02"},
+	FaultA2AReadonly:      {"AK-REMOTE-03"},
+	FaultA2AAllowList:     {"AK-REMOTE-04"},
+	FaultA2AErrorHidden:   {"AK-REMOTE-05"},
+	FaultA2ANoHeaders:     {"AK-REMOTE-06"},
+	FaultVectorMutating:   {"AK-RAG-01"},
+	FaultVectorEveryDoc:   {"AK-RAG-02"},
+	FaultVectorNoTopK:     {"AK-RAG-03"},
+	FaultVectorNoTruncate: {"AK-RAG-03"},
+}
+
+func init() {
+	for f, rules := range supplyCaughtBy {
+		CaughtBy[f] = rules
+	}
+}

@@ -123,6 +123,12 @@ func New(app *App, opts Options) (*Gateway, error) {
 		g.mcpSessions = append(g.mcpSessions, session)
 		tools = append(tools, caps...)
 	}
+	more, err := app.supplyTools(opts.Faults, opts.Warn)
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	tools = append(tools, more...)
 	var all []*capability
 	for _, c := range tools {
 		if c.risk > app.maxRisk && !has(opts.Faults, FaultKeepDangerous) { // catalog.max_risk, mutating by default
@@ -169,6 +175,9 @@ func New(app *App, opts Options) (*Gateway, error) {
 				}
 			}
 			if c.mcp != nil && has(opts.Faults, FaultMCPPrefixedNames) {
+				c.name = c.ref.Domain + "_" + c.ref.Name
+			}
+			if c.ref.Kind == "agent" && has(opts.Faults, FaultA2APrefixedNames) {
 				c.name = c.ref.Domain + "_" + c.ref.Name
 			}
 			rt.byName[c.name] = c

@@ -59,6 +59,9 @@ type capability struct {
 	tool        *HTTPTool
 	skill       *skillRT // a namespace's skill instead of an HTTP tool
 	mcp         *mcpTool // an MCP server's tool instead of an HTTP tool
+	// run calls a remote agent or searches a vector source instead;
+	// delivered is false when no answer came back.
+	run func(ctx context.Context, args string) (result string, delivered bool)
 }
 
 // interactor answers the questions of a turn.
@@ -380,6 +383,9 @@ func (t *turn) effect(ctx context.Context, c *capability, args string) (string, 
 func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (result string, delivered bool) {
 	if c.mcp != nil {
 		return g.callMCP(ctx, c, args)
+	}
+	if c.run != nil {
+		return c.run(ctx, args)
 	}
 	t := c.tool
 	var given map[string]any

@@ -158,7 +158,56 @@ func Register(sc *godog.ScenarioContext) {
 		read(ctx, "mcp_requests", map[string]any{"source": src})
 		return nil
 	})
+	registerSupply(sc)
 	outcomesteps.Register(sc)
+}
+
+// registerSupply adds the steps of remote agents, vector sources, prompts
+// and secrets: settings given as a JSON document (the keys of
+// agentkit.Settings), and reads of what the stub remote agents and prompt
+// platform received.
+func registerSupply(sc *godog.ScenarioContext) {
+	sc.Step(`^the gateway runs with:$`, func(ctx context.Context, doc *godog.DocString) error {
+		m, err := settingsDoc(doc)
+		if err != nil {
+			return err
+		}
+		return configure(ctx, m)
+	})
+	sc.Step(`^the gateway is started with:$`, func(ctx context.Context, doc *godog.DocString) error {
+		m, err := settingsDoc(doc)
+		if err != nil {
+			return err
+		}
+		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "startup", Params: map[string]any{"settings": m}})
+		return nil
+	})
+	sc.Step(`^the gateway started$`, func(ctx context.Context) error {
+		expect(ctx, engine.Match{Pointer: "/result/started", Matcher: true})
+		return nil
+	})
+	sc.Step(`^the remote agents of source `+name+` received (\d+) tasks?$`, func(ctx context.Context, src, n string) error {
+		c, _ := strconv.Atoi(n)
+		read(ctx, "supply_requests", map[string]any{"source": src}, engine.Match{Pointer: "/result/posts", Matcher: map[string]any{"$len": float64(c)}})
+		return nil
+	})
+	sc.Step(`^the requests the remote agents of source `+name+` received are read$`, func(ctx context.Context, src string) error {
+		read(ctx, "supply_requests", map[string]any{"source": src})
+		return nil
+	})
+	sc.Step(`^the requests the prompt platform received are read$`, func(ctx context.Context) error {
+		read(ctx, "supply_requests", map[string]any{"source": "prompts"})
+		return nil
+	})
+}
+
+// settingsDoc reads a doc string of settings: a JSON object.
+func settingsDoc(doc *godog.DocString) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal([]byte(doc.Content), &m); err != nil {
+		return nil, fmt.Errorf("the settings must be a JSON object (the keys of the suite's settings: a2a, vector, prompts, system, env, secrets, approval, ...): %v", err)
+	}
+	return m, nil
 }
 
 // mcpSource reads an MCP source of sifu's stub: whether it is optional or

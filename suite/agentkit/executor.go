@@ -107,6 +107,8 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
 	case step.Op == engine.OpRead && step.Name == "mcp_requests":
 		return mcpRequests(e.target.Stub().MCPRequests(e.nonce, str("source"))), nil
+	case step.Op == engine.OpRead && step.Name == "supply_requests":
+		return supplyRequests(e.target.Stub().SupplyRequests(e.nonce, str("source"))), nil
 	case step.Op == engine.OpRead && step.Name == "tool_calls":
 		calls := e.target.Stub().ToolCallRecords(e.key(str("script")), str("tool"))
 		out := map[string]any{"count": e.target.Stub().ToolCalls(e.key(str("script")), str("tool")), "calls": calls}
@@ -311,4 +313,31 @@ func mcpRequests(reqs []MCPRequest) map[string]any {
 		handshakes += n
 	}
 	return map[string]any{"methods": methods, "count": count, "calls": calls, "handshakes": handshakes}
+}
+
+// supplyRequests summarises what a stub remote agent service or the stub
+// prompt platform received for a check: every request in order, the
+// listings (GETs) and the tasks (POSTs) apart.
+func supplyRequests(reqs []SupplyRequest) map[string]any {
+	all, gets, posts := []any{}, []any{}, []any{}
+	for _, r := range reqs {
+		query, headers := map[string]any{}, map[string]any{}
+		for k, v := range r.Query {
+			query[k] = v
+		}
+		for k, v := range r.Headers {
+			headers[k] = v
+		}
+		d := map[string]any{"method": r.Method, "path": r.Path, "query": query, "headers": headers}
+		if r.Body != nil {
+			d["body"] = r.Body
+		}
+		all = append(all, d)
+		if r.Method == "POST" {
+			posts = append(posts, d)
+		} else {
+			gets = append(gets, d)
+		}
+	}
+	return map[string]any{"requests": all, "gets": gets, "posts": posts}
 }

@@ -21,6 +21,7 @@ type Settings struct {
 	// MCPKey names the check to the stub MCP server (the executor sets it),
 	// so what a gateway sent to its MCP servers is read per check.
 	MCPKey string `json:"mcp_key,omitempty"`
+	Supply
 }
 
 // ApprovalRule is one approval rule: a capability ref pattern, argument
@@ -47,4 +48,66 @@ type MCPSource struct {
 	// Down makes the server refuse to start: the stdio command exits at
 	// once, the SSE and HTTP endpoints answer 503.
 	Down bool `json:"down,omitempty"`
+}
+
+// Supply is what the checks of the remote-agent, vector, prompt and secret
+// supply vary in the generated configuration (profile supply).
+type Supply struct {
+	// A2A are remote agents (type: a2a sources) served by sifu's stub A2A
+	// server (its agents: researcher and writer).
+	A2A []A2ASource `json:"a2a,omitempty"`
+	// Vector are vector sources with their in-memory documents.
+	Vector []VectorSource `json:"vector,omitempty"`
+	// Prompts are the prompt sources: file prompts written under prompts/
+	// (source local) and prompts sifu's stub serves over HTTP (source
+	// remote), by name.
+	Prompts *PromptSettings `json:"prompts,omitempty"`
+	// System is the assistant's prompt.system ("": sifu's literal one).
+	System string `json:"system,omitempty"`
+	// Env is added to the gateway's environment when it starts.
+	Env map[string]string `json:"env,omitempty"`
+	// Secrets is the secrets provider of app.yaml ("": none declared).
+	Secrets *SecretsSettings `json:"secrets,omitempty"`
+}
+
+// A2ASource is a remote agent service of the generated configuration.
+type A2ASource struct {
+	Name string `json:"name"`
+	// Agents is the source's allow-list (empty: every remote agent).
+	Agents  []string          `json:"agents,omitempty"`
+	Risk    string            `json:"risk,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Answer is how the remote agents answer a task: "" a receipt
+	// ({"result"}), "error" a {"error"} body.
+	Answer   string `json:"answer,omitempty"`
+	Required bool   `json:"required,omitempty"`
+}
+
+// VectorSource is a source of type vector over the built-in in-memory
+// backend.
+type VectorSource struct {
+	Name        string   `json:"name"`
+	ToolName    string   `json:"tool_name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	TopK        int      `json:"top_k,omitempty"`
+	MaxDocLen   int      `json:"max_doc_len,omitempty"`
+	Docs        []string `json:"docs"`
+}
+
+// PromptSettings are the prompt sources of app.yaml.
+type PromptSettings struct {
+	DefaultLabel string `json:"default_label,omitempty"`
+	// Files are prompts/<name>.md of the file source local.
+	Files map[string]string `json:"files,omitempty"`
+	// Served are the prompts sifu's stub serves for the http source
+	// remote; "{label}" in a text becomes the label asked for.
+	Served map[string]string `json:"served,omitempty"`
+}
+
+// SecretsSettings are app.yaml's secrets section.
+type SecretsSettings struct {
+	Provider string `json:"provider"` // env or file
+	// File is the secrets file (secrets.yaml, name: value) of provider
+	// file.
+	File map[string]string `json:"file,omitempty"`
 }

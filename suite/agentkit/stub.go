@@ -25,6 +25,22 @@ type Stub interface {
 	// calls are also tool calls (ToolCallRecords, method "MCP", the
 	// arguments as the body), keyed by their ref argument.
 	MCPRequests(key, source string) []MCPRequest
+	// SupplyRequests are the requests the stub A2A agents of source, or
+	// (source "prompts") the stub prompt platform, received for the check
+	// named key, oldest first.
+	SupplyRequests(key, source string) []SupplyRequest
+}
+
+// SupplyRequest is one request to a stub remote agent or prompt platform.
+type SupplyRequest struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Query is the query string's parameters (first values).
+	Query map[string]string `json:"query"`
+	// Headers are the request's header fields that a configuration may
+	// set (Authorization and X-* ones), by canonical name.
+	Headers map[string]string `json:"headers"`
+	Body    any               `json:"body,omitempty"`
 }
 
 // MCPRequest is one request or notification the stub MCP server received.

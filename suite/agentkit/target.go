@@ -105,7 +105,7 @@ type Target interface {
 }
 
 // Profiles every gateway is checked against.
-var Profiles = []string{"gateway", "suspend", "config", "mcp"}
+var Profiles = []string{"gateway", "suspend", "config", "mcp", "supply"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)
