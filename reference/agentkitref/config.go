@@ -29,10 +29,12 @@ type App struct {
 	Catalog     struct {
 		MaxRisk string `yaml:"max_risk"`
 	} `yaml:"catalog"`
-	Stores   []StoreDecl `yaml:"stores"`
-	Channels []Channel   `yaml:"channels"`
-	Files    []string    `yaml:"agents"`
-	StateDir string      `yaml:"state_dir"`
+	Stores   []StoreDecl   `yaml:"stores"`
+	Channels []Channel     `yaml:"channels"`
+	Files    []string      `yaml:"agents"`
+	StateDir string        `yaml:"state_dir"`
+	Secrets  SecretsConfig `yaml:"secrets"`
+	Prompts  PromptsConfig `yaml:"prompts"`
 	// Renamed keys, kept only to refuse them with their replacement.
 	WorkDirLegacy      *string      `yaml:"work_dir"`
 	DefaultModelLegacy *ModelConfig `yaml:"default_model"`
@@ -270,6 +272,12 @@ func Load(dir string) (*App, error) {
 // directory of the file that names them. skip, when true for a rule name,
 // leaves that rule unchecked (planted faults).
 func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
+	return LoadFSEnv(fsys, entry, skip, os.LookupEnv)
+}
+
+// LoadFSEnv is LoadFS with the environment ${NAME} placeholders are
+// filled from.
+func LoadFSEnv(fsys fs.FS, entry string, skip func(string) bool, env func(string) (string, bool)) (*App, error) {
 	if skip == nil {
 		skip = func(string) bool { return false }
 	}
@@ -277,11 +285,26 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	secret, err := secretsProvider(raw, fsys, path.Dir(entry), env, skip)
+	if err != nil {
+		return nil, err
+	}
+	fsys = expandingFS{FS: fsys, expand: func(raw []byte, file string) ([]byte, error) {
+		out, err := expandSecrets(raw, file, env, secret, skip)
+		if err != nil {
+			return nil, fmt.Errorf("expand secrets in %w", err)
+		}
+		return out, nil
+	}}
+	if raw, err = fs.ReadFile(fsys, entry); err != nil {
+		return nil, err
+	}
 	lenient := skip("rules")
 	var app App
 	if err := decode(raw, entry, &app, !skip("strict")); err != nil {
 		return nil, err
 	}
+	app.root, app.base = fsys, path.Dir(entry)
 	if !lenient {
 		if err := app.Loop.legacy("app.yaml"); err != nil {
 			return nil, err

@@ -132,11 +132,25 @@ func has(faults []Fault, f Fault) bool { return slices.Contains(faults, f) }
 
 // LoadDir is Load with planted faults that weaken the assembly rules.
 func LoadDir(dir string, faults []Fault) (*App, error) {
+	return LoadDirEnv(dir, faults, nil)
+}
+
+// LoadDirEnv is LoadDir with env added to the process's environment for
+// the ${NAME} placeholders.
+func LoadDirEnv(dir string, faults []Fault, env map[string]string) (*App, error) {
 	if _, err := os.Stat(filepath.Join(dir, "app.yaml")); err != nil {
 		return nil, fmt.Errorf("no readable app.yaml in %s (%v); run the gateway where its app.yaml is, or pass --dir", dir, err)
 	}
-	return LoadFS(osDirFS(dir), "app.yaml", func(name string) bool {
+	lookup := func(name string) (string, bool) {
+		if v, ok := env[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}
+	return LoadFSEnv(osDirFS(dir), "app.yaml", func(name string) bool {
 		switch name {
+		case "secrets-unexpanded", "secret-file-ignored", "secret-missing-empty", "secrets-in-comments":
+			return has(faults, Fault(name))
 		case "risk-default":
 			return has(faults, FaultRiskDefault)
 		case "strict":
@@ -153,7 +167,7 @@ func LoadDir(dir string, faults []Fault) (*App, error) {
 			return has(faults, FaultRejectBoundary)
 		}
 		return has(faults, FaultLenientConfig)
-	})
+	}, lookup)
 }
 
 // The planted faults of the supply besides http and mcp sources: remote
@@ -169,9 +183,20 @@ const (
 	FaultVectorEveryDoc   Fault = "vector-every-doc"   // documents sharing nothing with the query are returned
 	FaultVectorNoTopK     Fault = "vector-no-top-k"    // top_k does not bound the documents
 	FaultVectorNoTruncate Fault = "vector-no-truncate" // max_doc_len does not cut a document
+
+	FaultPromptLiteral      Fault = "prompt-literal"       // a cap://prompt reference reaches the model as its text
+	FaultPromptNoLabel      Fault = "prompt-no-label"      // prompts.default_label is not asked for
+	FaultPromptRefAnywhere  Fault = "prompt-ref-anywhere"  // a value containing cap://prompt anywhere is taken as a reference
+	FaultPromptMissingEmpty Fault = "prompt-missing-empty" // a prompt that cannot be read becomes empty and the gateway starts
+	FaultSecretsUnexpanded  Fault = "secrets-unexpanded"   // placeholders stay as written
+	FaultSecretFileIgnored  Fault = "secret-file-ignored"  // the file provider's secrets are read from the environment
+	FaultSecretMissingEmpty Fault = "secret-missing-empty" // a placeholder that cannot be filled becomes empty
+	FaultSecretsInComments  Fault = "secrets-in-comments"  // placeholders on comment lines are filled too
 )
 
 var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
-	FaultA2AErrorHidden, FaultA2ANoHeaders, FaultVectorMutating, FaultVectorEveryDoc, FaultVectorNoTopK, FaultVectorNoTruncate}
+	FaultA2AErrorHidden, FaultA2ANoHeaders, FaultVectorMutating, FaultVectorEveryDoc, FaultVectorNoTopK, FaultVectorNoTruncate,
+	FaultPromptLiteral, FaultPromptNoLabel, FaultPromptRefAnywhere, FaultPromptMissingEmpty,
+	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments}
 
 func init() { Faults = append(Faults, supplyFaults...) }

@@ -101,6 +101,15 @@ var supplyCaughtBy = map[Fault][]string{
 	FaultVectorEveryDoc:   {"AK-RAG-02"},
 	FaultVectorNoTopK:     {"AK-RAG-03"},
 	FaultVectorNoTruncate: {"AK-RAG-03"},
+
+	FaultPromptLiteral:      {"AK-PROMPT-01"},
+	FaultPromptNoLabel:      {"AK-PROMPT-02"},
+	FaultPromptRefAnywhere:  {"AK-PROMPT-03"},
+	FaultPromptMissingEmpty: {"AK-PROMPT-04"},
+	FaultSecretsUnexpanded:  {"AK-SECRET-01"},
+	FaultSecretFileIgnored:  {"AK-SECRET-02"},
+	FaultSecretMissingEmpty: {"AK-SECRET-03"},
+	FaultSecretsInComments:  {"AK-SECRET-04"},
 }
 
 func init() {

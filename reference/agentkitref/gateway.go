@@ -141,7 +141,12 @@ func New(app *App, opts Options) (*Gateway, error) {
 	}
 	for _, a := range app.Agents {
 		rt := &agentRT{cfg: a, byName: map[string]*capability{}, askUser: a.Capabilities.AskUser == nil || *a.Capabilities.AskUser}
-		rt.system = a.Prompt.System
+		system, err := app.resolvePrompt(a.Prompt.System, g.http, opts.Faults)
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("agent %s: %w", a.Name, err)
+		}
+		rt.system = system
 		if rt.system == "" {
 			rt.system = "You are " + a.Name + "."
 		}

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/http"
 	"net/url"
 	"sort"
@@ -179,6 +180,10 @@ type vectorSource struct {
 type supply struct {
 	a2a    []*a2aDecl
 	vector []vectorDecl
+	// root and base are the configuration's files and the app file's
+	// directory in it (file prompts are read there).
+	root fs.FS
+	base string
 }
 
 // vectorDecl is a vector source as configured.

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -52,6 +53,25 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 	return engine.Outcome{OK: true, Result: engine.Normalize(result)}, nil
 }
 
+// configPlaceholder is how a check writes a configuration's ${NAME} or
+// ${secret:NAME} placeholder, since ${...} in a step is sifu's own
+// variable: $[NAME], $[secret:NAME].
+var configPlaceholder = regexp.MustCompile(`\$\[((?:secret:)?\w+)\]`)
+
+// placeholders turns the $[...] of settings into the configuration's
+// ${...}.
+func placeholders(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(configPlaceholder.ReplaceAll(raw, []byte("$${$1}")), &out) != nil {
+		return v
+	}
+	return out
+}
+
 func recode(from, to any) error {
 	raw, err := json.Marshal(from)
 	if err != nil {
@@ -69,7 +89,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		if e.settings != nil {
 			s = *e.settings
 		}
-		if err := recode(p, &s); err != nil {
+		if err := recode(placeholders(p), &s); err != nil {
 			return nil, fmt.Errorf("configure: %w", err)
 		}
 		s.MCPKey = e.nonce
@@ -82,7 +102,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return map[string]any{}, e.target.Restart(ctx)
 	case step.Op == engine.OpControl && step.Name == "startup" && p["settings"] != nil:
 		s := DefaultSettings()
-		if err := recode(p["settings"], &s); err != nil {
+		if err := recode(placeholders(p["settings"]), &s); err != nil {
 			return nil, fmt.Errorf("startup: settings: %w", err)
 		}
 		s.MCPKey = e.nonce

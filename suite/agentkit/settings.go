@@ -68,6 +68,8 @@ type Supply struct {
 	Env map[string]string `json:"env,omitempty"`
 	// Secrets is the secrets provider of app.yaml ("": none declared).
 	Secrets *SecretsSettings `json:"secrets,omitempty"`
+	// Comment is written as a comment line of app.yaml.
+	Comment string `json:"comment,omitempty"`
 }
 
 // A2ASource is a remote agent service of the generated configuration.
