@@ -192,11 +192,12 @@ const (
 	FaultSecretFileIgnored  Fault = "secret-file-ignored"  // the file provider's secrets are read from the environment
 	FaultSecretMissingEmpty Fault = "secret-missing-empty" // a placeholder that cannot be filled becomes empty
 	FaultSecretsInComments  Fault = "secrets-in-comments"  // placeholders on comment lines are filled too
+	FaultMCPEffectTwice     Fault = "mcp-effect-twice"     // a replay calls an approved mutating MCP tool again
 )
 
 var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
 	FaultA2AErrorHidden, FaultA2ANoHeaders, FaultVectorMutating, FaultVectorEveryDoc, FaultVectorNoTopK, FaultVectorNoTruncate,
 	FaultPromptLiteral, FaultPromptNoLabel, FaultPromptRefAnywhere, FaultPromptMissingEmpty,
-	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments}
+	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments, FaultMCPEffectTwice}
 
 func init() { Faults = append(Faults, supplyFaults...) }

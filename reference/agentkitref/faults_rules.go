@@ -110,6 +110,7 @@ var supplyCaughtBy = map[Fault][]string{
 	FaultSecretFileIgnored:  {"AK-SECRET-02"},
 	FaultSecretMissingEmpty: {"AK-SECRET-03"},
 	FaultSecretsInComments:  {"AK-SECRET-04"},
+	FaultMCPEffectTwice:     {"AK-MCP-11"},
 }
 
 func init() {

@@ -340,7 +340,7 @@ func (t *turn) decide(c *capability, args string) string {
 // effect runs a mutating call at most once per turn: the journal holds an
 // in-flight marker while it runs and its result afterwards.
 func (t *turn) effect(ctx context.Context, c *capability, args string) (string, error) {
-	if t.journal == nil {
+	if t.journal == nil || (c.mcp != nil && has(t.g.faults, FaultMCPEffectTwice)) {
 		res, _ := t.invokeOnce(ctx, c, args)
 		return res, nil
 	}
