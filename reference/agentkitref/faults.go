@@ -193,11 +193,16 @@ const (
 	FaultSecretMissingEmpty Fault = "secret-missing-empty" // a placeholder that cannot be filled becomes empty
 	FaultSecretsInComments  Fault = "secrets-in-comments"  // placeholders on comment lines are filled too
 	FaultMCPEffectTwice     Fault = "mcp-effect-twice"     // a replay calls an approved mutating MCP tool again
+	FaultTodoNotOffered     Fault = "todo-not-offered"     // the plan tools are not offered
+	FaultTodoUnchecked      Fault = "todo-unchecked"       // any plan is kept
+	FaultTodoNotShown       Fault = "todo-not-shown"       // the plan is not shown to the model
+	FaultTodoShared         Fault = "todo-shared"          // a session is shown another session's plan
 )
 
 var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
 	FaultA2AErrorHidden, FaultA2ANoHeaders, FaultVectorMutating, FaultVectorEveryDoc, FaultVectorNoTopK, FaultVectorNoTruncate,
 	FaultPromptLiteral, FaultPromptNoLabel, FaultPromptRefAnywhere, FaultPromptMissingEmpty,
-	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments, FaultMCPEffectTwice}
+	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments, FaultMCPEffectTwice,
+	FaultTodoNotOffered, FaultTodoUnchecked, FaultTodoNotShown, FaultTodoShared}
 
 func init() { Faults = append(Faults, supplyFaults...) }

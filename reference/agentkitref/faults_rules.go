@@ -111,6 +111,10 @@ var supplyCaughtBy = map[Fault][]string{
 	FaultSecretMissingEmpty: {"AK-SECRET-03"},
 	FaultSecretsInComments:  {"AK-SECRET-04"},
 	FaultMCPEffectTwice:     {"AK-MCP-11"},
+	FaultTodoNotOffered:     {"AK-TODO-01"},
+	FaultTodoUnchecked:      {"AK-TODO-02"},
+	FaultTodoNotShown:       {"AK-TODO-03"},
+	FaultTodoShared:         {"AK-TODO-03"},
 }
 
 func init() {

@@ -56,6 +56,7 @@ type Gateway struct {
 	running  map[string]*running
 	lastTurn map[string]string
 	sessions [64]sync.Mutex
+	plans    plans // the todo plans by agent and session
 }
 
 // running is an in-flight turn that control may interrupt or steer.
@@ -72,6 +73,7 @@ type agentRT struct {
 	caps    []*capability
 	byName  map[string]*capability
 	askUser bool
+	noTodo  bool // the plan tools are not offered (a planted fault)
 }
 
 // New assembles a gateway. It opens the suspend journal when one is set.
@@ -190,6 +192,7 @@ func New(app *App, opts Options) (*Gateway, error) {
 		if has(opts.Faults, FaultNoAskUser) {
 			rt.askUser = false
 		}
+		rt.noTodo = has(opts.Faults, FaultTodoNotOffered)
 		g.agents[a.Name] = rt
 	}
 	return g, nil
@@ -285,6 +288,9 @@ func (a *agentRT) specs() []toolSpec {
 			}
 		}
 		add(c.name, c.description, params)
+	}
+	if !a.noTodo {
+		todoSpecs(add)
 	}
 	if a.askUser {
 		add("ask_user", "Ask the user a question and wait for the answer.", map[string]any{"type": "object",

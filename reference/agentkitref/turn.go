@@ -193,7 +193,7 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 			return "", fmt.Errorf("[NodeRunError] budget exhausted: model calls reached %d", max)
 		}
 		t.calls++
-		reply, err := t.g.completeRetrying(ctx, t.agent, msgs, specs, t.onDelta)
+		reply, err := t.g.completeRetrying(ctx, t.agent, t.withPlan(msgs), specs, t.onDelta)
 		if err != nil {
 			return "", err
 		}
@@ -239,6 +239,11 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 		return "用户回答:" + answer, nil
 	}
 	c := t.agent.byName[call.Function.Name]
+	if c == nil && !t.agent.noTodo {
+		if res, ok := t.todo(call.Function.Name, args); ok {
+			return res, nil
+		}
+	}
 	if c == nil {
 		return fmt.Sprintf("工具调用失败:没有名为 %s 的工具", call.Function.Name), nil
 	}
