@@ -289,6 +289,7 @@ func (s *Stub) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := strings.ReplaceAll(reply.Text, "{{tools}}", strings.Join(toolResults, " | "))
+	text = strings.ReplaceAll(text, "{{marker}}", agentkit.Marker(key))
 	var calls []map[string]any
 	single := []agentkit.Reply{reply}
 	if len(reply.Calls) > 0 {

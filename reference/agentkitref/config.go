@@ -216,7 +216,8 @@ type Agent struct {
 		Store       string         `yaml:"store"`
 		StoreConfig map[string]any `yaml:"store_config"`
 	} `yaml:"session"`
-	Budget struct {
+	StructuredOutput StructuredOutput `yaml:"structured_output"`
+	Budget           struct {
 		MaxModelCalls int    `yaml:"max_model_calls"`
 		MaxTokens     int    `yaml:"max_tokens"`
 		Store         string `yaml:"store"`

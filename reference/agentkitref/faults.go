@@ -197,12 +197,16 @@ const (
 	FaultTodoUnchecked      Fault = "todo-unchecked"       // any plan is kept
 	FaultTodoNotShown       Fault = "todo-not-shown"       // the plan is not shown to the model
 	FaultTodoShared         Fault = "todo-shared"          // a session is shown another session's plan
+	FaultStructuredProse    Fault = "structured-prose"     // a structured answer keeps the prose around its JSON
+	FaultStructuredNoFix    Fault = "structured-no-fix"    // an answer not meeting the schema is returned as it is
+	FaultStructuredFailOpen Fault = "structured-fail-open" // an answer still not meeting it after the fixes is returned
 )
 
 var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
 	FaultA2AErrorHidden, FaultA2ANoHeaders, FaultVectorMutating, FaultVectorEveryDoc, FaultVectorNoTopK, FaultVectorNoTruncate,
 	FaultPromptLiteral, FaultPromptNoLabel, FaultPromptRefAnywhere, FaultPromptMissingEmpty,
 	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments, FaultMCPEffectTwice,
-	FaultTodoNotOffered, FaultTodoUnchecked, FaultTodoNotShown, FaultTodoShared}
+	FaultTodoNotOffered, FaultTodoUnchecked, FaultTodoNotShown, FaultTodoShared,
+	FaultStructuredProse, FaultStructuredNoFix, FaultStructuredFailOpen}
 
 func init() { Faults = append(Faults, supplyFaults...) }

@@ -115,6 +115,9 @@ var supplyCaughtBy = map[Fault][]string{
 	FaultTodoUnchecked:      {"AK-TODO-02"},
 	FaultTodoNotShown:       {"AK-TODO-03"},
 	FaultTodoShared:         {"AK-TODO-03"},
+	FaultStructuredProse:    {"AK-STRUCT-01"},
+	FaultStructuredNoFix:    {"AK-STRUCT-02"},
+	FaultStructuredFailOpen: {"AK-STRUCT-03"},
 }
 
 func init() {

@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Options are what a gateway takes from its host; zero values are sensible.
@@ -74,6 +75,8 @@ type agentRT struct {
 	byName  map[string]*capability
 	askUser bool
 	noTodo  bool // the plan tools are not offered (a planted fault)
+	// schema is structured_output's schema compiled; nil for none.
+	schema *jsonschema.Schema
 }
 
 // New assembles a gateway. It opens the suspend journal when one is set.
@@ -149,6 +152,10 @@ func New(app *App, opts Options) (*Gateway, error) {
 			return nil, fmt.Errorf("agent %s: %w", a.Name, err)
 		}
 		rt.system = system
+		if rt.schema, err = compileSchema(a.StructuredOutput.Schema); err != nil {
+			g.Close()
+			return nil, fmt.Errorf("agent %s: %w", a.Name, err)
+		}
 		if rt.system == "" {
 			rt.system = "You are " + a.Name + "."
 		}

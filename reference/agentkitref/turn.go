@@ -198,7 +198,7 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 			return "", err
 		}
 		if len(reply.ToolCalls) == 0 {
-			return reply.Content, nil
+			return t.structured(ctx, reply.Content)
 		}
 		reply.Role = "assistant"
 		msgs = append(msgs, reply)

@@ -70,6 +70,16 @@ type Supply struct {
 	Secrets *SecretsSettings `json:"secrets,omitempty"`
 	// Comment is written as a comment line of app.yaml.
 	Comment string `json:"comment,omitempty"`
+	// Structured is the assistant's structured_output: a JSON Schema its
+	// final answers must meet, and how often an answer is sent back to be
+	// fixed.
+	Structured *StructuredSettings `json:"structured,omitempty"`
+}
+
+// StructuredSettings are an agent's structured_output.
+type StructuredSettings struct {
+	Schema     string `json:"schema"`
+	MaxRetries int    `json:"max_retries,omitempty"`
 }
 
 // A2ASource is a remote agent service of the generated configuration.

@@ -57,7 +57,10 @@ func Marker(key string) string { return "[sifu:" + key + "]" }
 // Reply is one scripted model answer. Exactly one of Text (a final answer),
 // Tool (a tool call) or Status (an HTTP error) is meant to be set.
 type Reply struct {
-	// Text is the answer; "{{tools}}" in it is replaced by the tool results
+	// Text is the answer; "{{marker}}" in it is replaced by the script's
+	// marker (so a request that quotes the answer back, such as a repair
+	// of a structured answer, is a call of the same script), and
+	// "{{tools}}" by the tool results
 	// the gateway sent in this turn, joined by " | ".
 	Text string `json:"text,omitempty"`
 	// Chunks, when streaming, splits Text into these pieces (default: words).
