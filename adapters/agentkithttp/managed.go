@@ -18,6 +18,7 @@ import (
 	"github.com/sifu-dev/sifu/suite/agentkit"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // Doer sends requests to the gateway at base (Client does, over HTTP).
@@ -424,6 +425,21 @@ func (m *Managed) CorruptStore(context.Context) (int, error) {
 	return n, err
 }
 
+// WorkFile reads a file under the running gateway's working directory.
+func (m *Managed) WorkFile(_ context.Context, name string) ([]byte, error) {
+	m.mu.Lock()
+	dir := m.dir
+	m.mu.Unlock()
+	if dir == "" {
+		return nil, errors.New("reading a file of the gateway before the gateway was started")
+	}
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return inputfile.Read(p)
+}
+
 // TryStart renders files into a fresh directory and starts a gateway there.
 func (m *Managed) TryStart(ctx context.Context, files map[string]string) (agentkit.StartResult, error) {
 	m.mu.Lock()
@@ -631,6 +647,11 @@ func (r *Remote) CorruptStore(context.Context) (int, error) {
 }
 
 // TryStart is not possible on a gateway sifu did not start.
+// WorkFile cannot read a remote gateway's files.
+func (r *Remote) WorkFile(context.Context, string) ([]byte, error) {
+	return nil, fmt.Errorf("%w: the files of a gateway sifu did not start", engine.ErrUnsupported)
+}
+
 func (r *Remote) TryStart(context.Context, map[string]string) (agentkit.StartResult, error) {
 	return agentkit.StartResult{}, fmt.Errorf("a remote gateway cannot be started with a fixture config: %w", engine.ErrUnsupported)
 }

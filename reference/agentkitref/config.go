@@ -29,12 +29,13 @@ type App struct {
 	Catalog     struct {
 		MaxRisk string `yaml:"max_risk"`
 	} `yaml:"catalog"`
-	Stores   []StoreDecl   `yaml:"stores"`
-	Channels []Channel     `yaml:"channels"`
-	Files    []string      `yaml:"agents"`
-	StateDir string        `yaml:"state_dir"`
-	Secrets  SecretsConfig `yaml:"secrets"`
-	Prompts  PromptsConfig `yaml:"prompts"`
+	Stores        []StoreDecl   `yaml:"stores"`
+	Channels      []Channel     `yaml:"channels"`
+	Files         []string      `yaml:"agents"`
+	StateDir      string        `yaml:"state_dir"`
+	Secrets       SecretsConfig `yaml:"secrets"`
+	Prompts       PromptsConfig `yaml:"prompts"`
+	Observability Observability `yaml:"observability"`
 	// Renamed keys, kept only to refuse them with their replacement.
 	WorkDirLegacy      *string      `yaml:"work_dir"`
 	DefaultModelLegacy *ModelConfig `yaml:"default_model"`

@@ -184,22 +184,24 @@ const (
 	FaultVectorNoTopK     Fault = "vector-no-top-k"    // top_k does not bound the documents
 	FaultVectorNoTruncate Fault = "vector-no-truncate" // max_doc_len does not cut a document
 
-	FaultPromptLiteral      Fault = "prompt-literal"       // a cap://prompt reference reaches the model as its text
-	FaultPromptNoLabel      Fault = "prompt-no-label"      // prompts.default_label is not asked for
-	FaultPromptRefAnywhere  Fault = "prompt-ref-anywhere"  // a value containing cap://prompt anywhere is taken as a reference
-	FaultPromptMissingEmpty Fault = "prompt-missing-empty" // a prompt that cannot be read becomes empty and the gateway starts
-	FaultSecretsUnexpanded  Fault = "secrets-unexpanded"   // placeholders stay as written
-	FaultSecretFileIgnored  Fault = "secret-file-ignored"  // the file provider's secrets are read from the environment
-	FaultSecretMissingEmpty Fault = "secret-missing-empty" // a placeholder that cannot be filled becomes empty
-	FaultSecretsInComments  Fault = "secrets-in-comments"  // placeholders on comment lines are filled too
-	FaultMCPEffectTwice     Fault = "mcp-effect-twice"     // a replay calls an approved mutating MCP tool again
-	FaultTodoNotOffered     Fault = "todo-not-offered"     // the plan tools are not offered
-	FaultTodoUnchecked      Fault = "todo-unchecked"       // any plan is kept
-	FaultTodoNotShown       Fault = "todo-not-shown"       // the plan is not shown to the model
-	FaultTodoShared         Fault = "todo-shared"          // a session is shown another session's plan
-	FaultStructuredProse    Fault = "structured-prose"     // a structured answer keeps the prose around its JSON
-	FaultStructuredNoFix    Fault = "structured-no-fix"    // an answer not meeting the schema is returned as it is
-	FaultStructuredFailOpen Fault = "structured-fail-open" // an answer still not meeting it after the fixes is returned
+	FaultPromptLiteral       Fault = "prompt-literal"        // a cap://prompt reference reaches the model as its text
+	FaultPromptNoLabel       Fault = "prompt-no-label"       // prompts.default_label is not asked for
+	FaultPromptRefAnywhere   Fault = "prompt-ref-anywhere"   // a value containing cap://prompt anywhere is taken as a reference
+	FaultPromptMissingEmpty  Fault = "prompt-missing-empty"  // a prompt that cannot be read becomes empty and the gateway starts
+	FaultSecretsUnexpanded   Fault = "secrets-unexpanded"    // placeholders stay as written
+	FaultSecretFileIgnored   Fault = "secret-file-ignored"   // the file provider's secrets are read from the environment
+	FaultSecretMissingEmpty  Fault = "secret-missing-empty"  // a placeholder that cannot be filled becomes empty
+	FaultSecretsInComments   Fault = "secrets-in-comments"   // placeholders on comment lines are filled too
+	FaultMCPEffectTwice      Fault = "mcp-effect-twice"      // a replay calls an approved mutating MCP tool again
+	FaultTodoNotOffered      Fault = "todo-not-offered"      // the plan tools are not offered
+	FaultTodoUnchecked       Fault = "todo-unchecked"        // any plan is kept
+	FaultTodoNotShown        Fault = "todo-not-shown"        // the plan is not shown to the model
+	FaultTodoShared          Fault = "todo-shared"           // a session is shown another session's plan
+	FaultStructuredProse     Fault = "structured-prose"      // a structured answer keeps the prose around its JSON
+	FaultStructuredNoFix     Fault = "structured-no-fix"     // an answer not meeting the schema is returned as it is
+	FaultStructuredFailOpen  Fault = "structured-fail-open"  // an answer still not meeting it after the fixes is returned
+	FaultTrajectoryNoTools   Fault = "trajectory-no-tools"   // tool calls leave no trajectory records
+	FaultTrajectoryNoSession Fault = "trajectory-no-session" // trajectory records leave out the session
 )
 
 var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
@@ -207,6 +209,7 @@ var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2ARea
 	FaultPromptLiteral, FaultPromptNoLabel, FaultPromptRefAnywhere, FaultPromptMissingEmpty,
 	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments, FaultMCPEffectTwice,
 	FaultTodoNotOffered, FaultTodoUnchecked, FaultTodoNotShown, FaultTodoShared,
-	FaultStructuredProse, FaultStructuredNoFix, FaultStructuredFailOpen}
+	FaultStructuredProse, FaultStructuredNoFix, FaultStructuredFailOpen,
+	FaultTrajectoryNoTools, FaultTrajectoryNoSession}
 
 func init() { Faults = append(Faults, supplyFaults...) }

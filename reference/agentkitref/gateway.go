@@ -58,6 +58,8 @@ type Gateway struct {
 	lastTurn map[string]string
 	sessions [64]sync.Mutex
 	plans    plans // the todo plans by agent and session
+	// trajectory is the trajectory log; nil for none.
+	trajectory *trajectory
 }
 
 // running is an in-flight turn that control may interrupt or steer.
@@ -112,6 +114,11 @@ func New(app *App, opts Options) (*Gateway, error) {
 		}
 		g.journal = j
 	}
+	tr, err := openTrajectory(app.Observability.TrajectoryPath, opts.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	g.trajectory = tr
 	tools := append([]*capability(nil), app.tools...)
 	for _, d := range app.mcp {
 		session, caps, err := connectMCP(d, opts.Faults)
@@ -212,6 +219,8 @@ func (g *Gateway) Close() {
 		_ = s.Close()
 	}
 	g.mcpSessions = nil
+	g.trajectory.close()
+	g.trajectory = nil
 }
 
 func selected(a *Agent, r Ref) bool {

@@ -193,7 +193,9 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 			return "", fmt.Errorf("[NodeRunError] budget exhausted: model calls reached %d", max)
 		}
 		t.calls++
+		end := t.trace("ChatModel", "ChatModel")
 		reply, err := t.g.completeRetrying(ctx, t.agent, t.withPlan(msgs), specs, t.onDelta)
+		end(err)
 		if err != nil {
 			return "", err
 		}
@@ -203,7 +205,9 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 		reply.Role = "assistant"
 		msgs = append(msgs, reply)
 		for _, call := range reply.ToolCalls {
+			end := t.trace("Tool", call.Function.Name)
 			result, err := t.call(ctx, call)
+			end(err)
 			if err != nil {
 				return "", err
 			}

@@ -195,6 +195,10 @@ func registerSupply(sc *godog.ScenarioContext) {
 		read(ctx, "supply_requests", map[string]any{"source": src})
 		return nil
 	})
+	sc.Step(`^the trajectory the gateway wrote is read$`, func(ctx context.Context) error {
+		read(ctx, "trajectory", map[string]any{})
+		return nil
+	})
 	sc.Step(`^the requests the prompt platform received are read$`, func(ctx context.Context) error {
 		read(ctx, "supply_requests", map[string]any{"source": "prompts"})
 		return nil

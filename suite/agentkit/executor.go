@@ -127,6 +127,12 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
 	case step.Op == engine.OpRead && step.Name == "mcp_requests":
 		return mcpRequests(e.target.Stub().MCPRequests(e.nonce, str("source"))), nil
+	case step.Op == engine.OpRead && step.Name == "trajectory":
+		raw, err := e.target.WorkFile(ctx, TrajectoryFile)
+		if err != nil {
+			return nil, err
+		}
+		return jsonLines(raw), nil
 	case step.Op == engine.OpRead && step.Name == "supply_requests":
 		return supplyRequests(e.target.Stub().SupplyRequests(e.nonce, str("source"))), nil
 	case step.Op == engine.OpRead && step.Name == "tool_calls":
@@ -360,4 +366,37 @@ func supplyRequests(reqs []SupplyRequest) map[string]any {
 		}
 	}
 	return map[string]any{"requests": all, "gets": gets, "posts": posts}
+}
+
+// jsonLines reads a JSON Lines file: whether it exists, its records (a line
+// that is not JSON is kept as its text), how many lines were not JSON, and
+// "<name>:<phase>" of each record that has both, in order, and how many
+// records lack each of the fields a trajectory record has (without).
+func jsonLines(raw []byte) map[string]any {
+	records, named, bad := []any{}, []any{}, 0
+	without := map[string]any{"ts": 0, "component": 0, "phase": 0, "agent": 0, "session": 0}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(line), &v) != nil {
+			bad++
+			v = line
+		}
+		if m, ok := v.(map[string]any); ok {
+			name, _ := m["name"].(string)
+			phase, _ := m["phase"].(string)
+			if name != "" && phase != "" {
+				named = append(named, name+":"+phase)
+			}
+			for k, n := range without {
+				if _, ok := m[k]; !ok {
+					without[k] = n.(int) + 1
+				}
+			}
+		}
+		records = append(records, v)
+	}
+	return map[string]any{"exists": raw != nil, "records": records, "count": len(records), "not_json": bad, "named": named, "without": without}
 }

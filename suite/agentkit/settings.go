@@ -74,7 +74,14 @@ type Supply struct {
 	// final answers must meet, and how often an answer is sent back to be
 	// fixed.
 	Structured *StructuredSettings `json:"structured,omitempty"`
+	// Trajectory turns on the trajectory log, written to TrajectoryFile
+	// in the gateway's working directory.
+	Trajectory bool `json:"trajectory,omitempty"`
 }
+
+// TrajectoryFile is where the generated configuration has the gateway
+// write its trajectory log, relative to its working directory.
+const TrajectoryFile = "trajectory/run.jsonl"
 
 // StructuredSettings are an agent's structured_output.
 type StructuredSettings struct {
