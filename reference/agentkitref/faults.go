@@ -202,6 +202,9 @@ const (
 	FaultStructuredFailOpen  Fault = "structured-fail-open"  // an answer still not meeting it after the fixes is returned
 	FaultTrajectoryNoTools   Fault = "trajectory-no-tools"   // tool calls leave no trajectory records
 	FaultTrajectoryNoSession Fault = "trajectory-no-session" // trajectory records leave out the session
+	FaultDigestNever         Fault = "digest-never"          // long tool results reach the model raw
+	FaultReadResultLost      Fault = "read-result-lost"      // read_result finds no digested result
+	FaultDigestAlways        Fault = "digest-always"         // short tool results are digested too
 )
 
 var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
@@ -210,6 +213,6 @@ var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2ARea
 	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments, FaultMCPEffectTwice,
 	FaultTodoNotOffered, FaultTodoUnchecked, FaultTodoNotShown, FaultTodoShared,
 	FaultStructuredProse, FaultStructuredNoFix, FaultStructuredFailOpen,
-	FaultTrajectoryNoTools, FaultTrajectoryNoSession}
+	FaultTrajectoryNoTools, FaultTrajectoryNoSession, FaultDigestNever, FaultReadResultLost, FaultDigestAlways}
 
 func init() { Faults = append(Faults, supplyFaults...) }

@@ -120,6 +120,9 @@ var supplyCaughtBy = map[Fault][]string{
 	FaultStructuredFailOpen:  {"AK-STRUCT-03"},
 	FaultTrajectoryNoTools:   {"AK-TRACE-01"},
 	FaultTrajectoryNoSession: {"AK-TRACE-01"},
+	FaultDigestNever:         {"AK-DIGEST-01"},
+	FaultReadResultLost:      {"AK-DIGEST-02"},
+	FaultDigestAlways:        {"AK-DIGEST-03"},
 }
 
 func init() {

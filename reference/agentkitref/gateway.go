@@ -57,7 +57,8 @@ type Gateway struct {
 	running  map[string]*running
 	lastTurn map[string]string
 	sessions [64]sync.Mutex
-	plans    plans // the todo plans by agent and session
+	plans    plans   // the todo plans by agent and session
+	results  results // the raw texts of digested results
 	// trajectory is the trajectory log; nil for none.
 	trajectory *trajectory
 }
@@ -206,7 +207,7 @@ func New(app *App, opts Options) (*Gateway, error) {
 		if has(opts.Faults, FaultNoAskUser) {
 			rt.askUser = false
 		}
-		rt.noTodo = has(opts.Faults, FaultTodoNotOffered)
+		rt.noTodo = has(opts.Faults, FaultTodoNotOffered) || (a.Todo.Enabled != nil && !*a.Todo.Enabled)
 		g.agents[a.Name] = rt
 	}
 	return g, nil
@@ -307,6 +308,9 @@ func (a *agentRT) specs() []toolSpec {
 	}
 	if !a.noTodo {
 		todoSpecs(add)
+	}
+	if a.digestOver() > 0 {
+		readResultSpec(add)
 	}
 	if a.askUser {
 		add("ask_user", "Ask the user a question and wait for the answer.", map[string]any{"type": "object",

@@ -211,6 +211,9 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 			if err != nil {
 				return "", err
 			}
+			if n := call.Function.Name; n != "ask_user" && n != "read_result" {
+				result = t.digest(ctx, n, result)
+			}
 			if t.steer != nil {
 				for _, note := range t.steer() {
 					result += "\n[用户插话] " + note
@@ -247,6 +250,9 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 		if res, ok := t.todo(call.Function.Name, args); ok {
 			return res, nil
 		}
+	}
+	if c == nil && call.Function.Name == "read_result" && t.agent.digestOver() > 0 {
+		return t.readResult(args), nil
 	}
 	if c == nil {
 		return fmt.Sprintf("工具调用失败:没有名为 %s 的工具", call.Function.Name), nil

@@ -77,6 +77,9 @@ type Supply struct {
 	// Trajectory turns on the trajectory log, written to TrajectoryFile
 	// in the gateway's working directory.
 	Trajectory bool `json:"trajectory,omitempty"`
+	// DigestOver is the assistant's digest.over: tool results longer than
+	// this many characters are digested (0: no digest).
+	DigestOver int `json:"digest_over,omitempty"`
 }
 
 // TrajectoryFile is where the generated configuration has the gateway
