@@ -514,7 +514,37 @@ func (m *Managed) Probe(ctx context.Context) error {
 	if err := inst.Stop(); err != nil {
 		return err
 	}
-	return m.probeMCP(ctx)
+	if err := m.probeMCP(ctx); err != nil {
+		return err
+	}
+	return m.probeSupply(ctx)
+}
+
+// probeSupply starts the gateway once more with the supply of the supply
+// checks (a required a2a source, a vector source, a system prompt from the
+// http prompt source, all served by sifu): a gateway that refuses them,
+// and still starts without them, is said once, instead of failing every
+// supply check.
+func (m *Managed) probeSupply(ctx context.Context) error {
+	s := agentkit.DefaultSettings()
+	s.MCPKey = "probe"
+	s.A2A = []agentkit.A2ASource{{Name: "probe_a2a", Required: true}}
+	s.Vector = []agentkit.VectorSource{{Name: "probe_vector", Docs: []string{"sifu probe"}}}
+	s.Prompts = &agentkit.PromptSettings{Served: map[string]string{"probe": "You are sifu's probe."}}
+	s.System = "cap://prompt/remote/probe"
+	r, err := m.TryConfigure(ctx, s)
+	if err != nil {
+		return &ProbeError{What: "could not be given sifu's stub supply: " + OneLine(err.Error())}
+	}
+	if r.Started {
+		return nil
+	}
+	what := fmt.Sprintf("exited with status %d", r.ExitCode)
+	if r.Hung {
+		what = "did not answer GET /healthz"
+	}
+	return &ProbeError{What: what + " when given the a2a source probe_a2a, the vector source probe_vector and the system prompt cap://prompt/remote/probe (served by sifu's own stubs), though it started without them",
+		Output: OneLine(r.Stderr), Hint: "the supply is written by the app.yaml and agents/assistant.yaml templates; adapt them with --target-config, or leave the supply profile out (docs/agentkit.md)"}
 }
 
 // probeSources are the MCP sources of the second probe, one per transport.
