@@ -35,15 +35,16 @@ func compileSchema(text string) (*jsonschema.Schema, error) {
 	return s, nil
 }
 
-// jsonPart is the JSON an answer holds: from its first { or [ to its last
-// } or ].
+// jsonPart is the JSON an answer holds: what lies between its first
+// opening brace or bracket and its last closing one (the answer itself
+// when there is no such pair).
 func jsonPart(s string) string {
-	start := strings.IndexAny(s, "{[")
-	end := strings.LastIndexAny(s, "}]")
-	if start < 0 || end <= start {
-		return s
+	open := strings.IndexFunc(s, func(r rune) bool { return r == '{' || r == '[' })
+	shut := strings.LastIndexFunc(s, func(r rune) bool { return r == '}' || r == ']' })
+	if open >= 0 && shut > open {
+		return s[open : shut+1]
 	}
-	return s[start : end+1]
+	return s
 }
 
 func meets(schema *jsonschema.Schema, text string) error {

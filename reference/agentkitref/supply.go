@@ -18,6 +18,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // a2aSource is the config of a source of type a2a.
@@ -304,11 +305,18 @@ func (cfg vectorSource) search(args string, faults []Fault) string {
 	return b.String()
 }
 
+// bigrams are the pairs of neighbouring characters of s, lower-cased,
+// spaces left out.
 func bigrams(s string) map[string]struct{} {
-	r := []rune(strings.ToLower(strings.Join(strings.Fields(s), "")))
-	out := map[string]struct{}{}
-	for i := 0; i+1 < len(r); i++ {
-		out[string(r[i:i+2])] = struct{}{}
+	var chars []rune
+	for _, c := range s {
+		if !unicode.IsSpace(c) {
+			chars = append(chars, unicode.ToLower(c))
+		}
+	}
+	out := make(map[string]struct{}, len(chars))
+	for i := 1; i < len(chars); i++ {
+		out[string(chars[i-1:i+1])] = struct{}{}
 	}
 	return out
 }
