@@ -1,7 +1,8 @@
 Feature: Prompts as resources
   A prompt value that starts with cap://prompt is a reference,
   cap://prompt/<source>/<name>@<label>, read from a prompt source; any other
-  value is literal text. sifu writes the file source's prompts beside the
+  value is literal text. sifu writes the inline source's prompts into
+  app.yaml (source inline), the file source's prompts beside the
   configuration (source local, prompts/<name>.md) and serves an http
   source's prompt platform itself (source remote; a served text's "{label}"
   becomes the label asked for), recording what the gateway asked it. Where
@@ -21,6 +22,21 @@ Feature: Prompts as resources
     When a message "hi" under script main is sent to assistant on session s1
     Then the turn is done with an answer containing "hello"
     And the model saw "You are Sifu's file persona, steady and brief." under script main
+    And the model did not see "cap://prompt" under script main
+
+  @AK-PROMPT-01
+  Scenario: A reference to an inline prompt reaches the model as the text app.yaml gives it
+    Given the gateway runs with:
+      """
+      {"system": "cap://prompt/inline/persona", "prompts": {"inline": {"persona": "You are Sifu's inline persona, terse."}}}
+      """
+    And the model follows script main:
+      """
+      [{"text": "hello"}]
+      """
+    When a message "hi" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "hello"
+    And the model saw "You are Sifu's inline persona, terse." under script main
     And the model did not see "cap://prompt" under script main
 
   @AK-PROMPT-02

@@ -124,6 +124,9 @@ type PromptSettings struct {
 	// Served are the prompts sifu's stub serves for the http source
 	// remote; "{label}" in a text becomes the label asked for.
 	Served map[string]string `json:"served,omitempty"`
+	// Inline are the prompts of the inline source inline, written in
+	// app.yaml.
+	Inline map[string]string `json:"inline,omitempty"`
 }
 
 // SecretsSettings are app.yaml's secrets section.
