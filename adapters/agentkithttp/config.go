@@ -40,6 +40,10 @@ type ConfigData struct {
 	// IncludeGiven says the settings give the assistant's include patterns,
 	// none among them ([]).
 	IncludeGiven bool
+	// SupplySources are the settings' a2a and vector sources, and
+	// PromptsURL the base_url of the stub prompt platform.
+	SupplySources []SupplySourceData
+	PromptsURL    string
 	agentkit.Settings
 }
 

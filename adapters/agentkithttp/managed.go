@@ -18,6 +18,7 @@ import (
 	"github.com/sifu-dev/sifu/suite/agentkit"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/inputfile"
 )
 
 // Doer sends requests to the gateway at base (Client does, over HTTP).
@@ -187,9 +188,16 @@ func portTaken(err error) bool {
 	return strings.Contains(out, "address already in use") || strings.Contains(out, "only one usage of each socket address")
 }
 
+// EnvLauncher is a Launcher that can add variables to a gateway's
+// environment (the checks of ${VAR} placeholders need them).
+type EnvLauncher interface {
+	LaunchEnv(ctx context.Context, dir, addr string, env map[string]string) (Instance, error)
+}
+
 // startAt renders files for a fresh port into dir and launches a gateway
-// there, with another port when the one it was given was taken meanwhile.
-func (m *Managed) startAt(ctx context.Context, dir string, render func(addr string) (map[string]string, error)) (Instance, error) {
+// there, with env added to its environment, and with another port when the
+// one it was given was taken meanwhile.
+func (m *Managed) startAt(ctx context.Context, dir string, env map[string]string, render func(addr string) (map[string]string, error)) (Instance, error) {
 	for attempt := 1; ; attempt++ {
 		addr, release, err := FreeAddr()
 		if err != nil {
@@ -203,7 +211,14 @@ func (m *Managed) startAt(ctx context.Context, dir string, render func(addr stri
 		if err := WriteFiles(dir, files); err != nil {
 			return nil, err
 		}
-		inst, err := m.Launcher.Launch(ctx, dir, addr)
+		var inst Instance
+		if el, ok := m.Launcher.(EnvLauncher); ok && len(env) > 0 {
+			inst, err = el.LaunchEnv(ctx, dir, addr, env)
+		} else if len(env) > 0 {
+			return nil, &SetupError{Msg: "this gateway launcher cannot set the environment variables a check needs"}
+		} else {
+			inst, err = m.Launcher.Launch(ctx, dir, addr)
+		}
 		if attempt < 3 && portTaken(err) && ctx.Err() == nil {
 			continue
 		}
@@ -218,7 +233,14 @@ func (m *Managed) defaultFiles(s agentkit.Settings) func(addr string) (map[strin
 		if err != nil {
 			return nil, err
 		}
-		return Render(m.templates(), d)
+		files, err := Render(m.templates(), d)
+		if err != nil {
+			return nil, err
+		}
+		for n, text := range SupplyFiles(s) {
+			files[n] = text
+		}
+		return files, nil
 	}
 }
 
@@ -254,6 +276,7 @@ func StubData(stub *Stub, addr string, s agentkit.Settings) (ConfigData, error) 
 		src.Config, _ = cfg.(map[string]any)
 		d.ExtraSources = append(d.ExtraSources, src)
 	}
+	stub.supplyData(&d)
 	return d, nil
 }
 
@@ -338,7 +361,7 @@ func (m *Managed) launch(ctx context.Context, dir string, s agentkit.Settings) e
 	if err := m.Stuck.get(); err != nil {
 		return fmt.Errorf("not started again: an earlier check could not start this gateway: %w", err)
 	}
-	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
+	inst, err := m.startAt(ctx, dir, s.Env, m.defaultFiles(s))
 	var sf *StartFailure
 	down, made := downSources(s), checkMade(s)
 	if err != nil && !errors.As(err, &sf) && ctx.Err() == nil && down == "" && made == "" {
@@ -409,7 +432,7 @@ func (m *Managed) TryConfigure(ctx context.Context, s agentkit.Settings) (agentk
 	if err != nil {
 		return agentkit.StartResult{}, err
 	}
-	inst, err := m.startAt(ctx, dir, m.defaultFiles(s))
+	inst, err := m.startAt(ctx, dir, s.Env, m.defaultFiles(s))
 	var sf *StartFailure
 	var nh *NoHealth
 	switch {
@@ -487,6 +510,21 @@ func (m *Managed) CorruptStore(context.Context) (int, error) {
 	return n, err
 }
 
+// WorkFile reads a file under the running gateway's working directory.
+func (m *Managed) WorkFile(_ context.Context, name string) ([]byte, error) {
+	m.mu.Lock()
+	dir := m.dir
+	m.mu.Unlock()
+	if dir == "" {
+		return nil, errors.New("reading a file of the gateway before the gateway was started")
+	}
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	if _, err := os.Stat(p); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return inputfile.Read(p)
+}
+
 // TryStart renders files into a fresh directory and starts a gateway there.
 func (m *Managed) TryStart(ctx context.Context, files map[string]string) (agentkit.StartResult, error) {
 	m.mu.Lock()
@@ -495,7 +533,7 @@ func (m *Managed) TryStart(ctx context.Context, files map[string]string) (agentk
 	if err != nil {
 		return agentkit.StartResult{}, err
 	}
-	inst, err := m.startAt(ctx, dir, func(addr string) (map[string]string, error) {
+	inst, err := m.startAt(ctx, dir, nil, func(addr string) (map[string]string, error) {
 		rendered := map[string]string{}
 		d, err := m.data(addr, agentkit.DefaultSettings())
 		if err != nil {
@@ -534,7 +572,7 @@ func (m *Managed) Probe(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	inst, err := m.startAt(ctx, dir, m.defaultFiles(agentkit.DefaultSettings()))
+	inst, err := m.startAt(ctx, dir, nil, m.defaultFiles(agentkit.DefaultSettings()))
 	var sf *StartFailure
 	switch {
 	case errors.As(err, &sf):
@@ -561,7 +599,37 @@ func (m *Managed) Probe(ctx context.Context) error {
 	if err := inst.Stop(); err != nil {
 		return err
 	}
-	return m.probeMCP(ctx)
+	if err := m.probeMCP(ctx); err != nil {
+		return err
+	}
+	return m.probeSupply(ctx)
+}
+
+// probeSupply starts the gateway once more with the supply of the supply
+// checks (a required a2a source, a vector source, a system prompt from the
+// http prompt source, all served by sifu): a gateway that refuses them,
+// and still starts without them, is said once, instead of failing every
+// supply check.
+func (m *Managed) probeSupply(ctx context.Context) error {
+	s := agentkit.DefaultSettings()
+	s.MCPKey = "probe"
+	s.A2A = []agentkit.A2ASource{{Name: "probe_a2a", Required: true}}
+	s.Vector = []agentkit.VectorSource{{Name: "probe_vector", Docs: []string{"sifu probe"}}}
+	s.Prompts = &agentkit.PromptSettings{Served: map[string]string{"probe": "You are sifu's probe."}}
+	s.System = "cap://prompt/remote/probe"
+	r, err := m.TryConfigure(ctx, s)
+	if err != nil {
+		return &ProbeError{What: "could not be given sifu's stub supply: " + OneLine(err.Error())}
+	}
+	if r.Started {
+		return nil
+	}
+	what := fmt.Sprintf("exited with status %d", r.ExitCode)
+	if r.Hung {
+		what = "did not answer GET /healthz"
+	}
+	return &ProbeError{What: what + " when given the a2a source probe_a2a, the vector source probe_vector and the system prompt cap://prompt/remote/probe (served by sifu's own stubs), though it started without them",
+		Output: OneLine(r.Stderr), Hint: "the supply is written by the app.yaml and agents/assistant.yaml templates; adapt them with --target-config, or leave the supply profile out (docs/agentkit.md)"}
 }
 
 // probeSources are the MCP sources of the second probe, one per transport.
@@ -694,6 +762,11 @@ func (r *Remote) CorruptStore(context.Context) (int, error) {
 }
 
 // TryStart is not possible on a gateway sifu did not start.
+// WorkFile cannot read a remote gateway's files.
+func (r *Remote) WorkFile(context.Context, string) ([]byte, error) {
+	return nil, fmt.Errorf("%w: the files of a gateway sifu did not start", engine.ErrUnsupported)
+}
+
 func (r *Remote) TryStart(context.Context, map[string]string) (agentkit.StartResult, error) {
 	return agentkit.StartResult{}, fmt.Errorf("a remote gateway cannot be started with a fixture config: %w", engine.ErrUnsupported)
 }

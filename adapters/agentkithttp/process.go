@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"time"
 
@@ -93,6 +95,11 @@ func (p *running) Diagnose() string {
 // until it answers GET /healthz on addr with 200. A process that exits
 // first is a *StartFailure with its exit status and output tail.
 func (p Process) Launch(ctx context.Context, dir, addr string) (Instance, error) {
+	return p.LaunchEnv(ctx, dir, addr, nil)
+}
+
+// LaunchEnv is Launch with env added to the command's environment.
+func (p Process) LaunchEnv(ctx context.Context, dir, addr string, env map[string]string) (Instance, error) {
 	cmd := exec.Command("sh", "-c", p.Command)
 	cmd.Dir = dir
 	cmd.Stdin = nil // /dev/null: an interactor reading stdin sees EOF
@@ -100,6 +107,9 @@ func (p Process) Launch(ctx context.Context, dir, addr string) (Instance, error)
 	cmd.Stdout, cmd.Stderr = out, out
 	proc.Isolate(cmd)
 	cmd.Env = append(os.Environ(), "SIFU_AGENTKIT_ADDR="+addr)
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		cmd.Env = append(cmd.Env, k+"="+env[k])
+	}
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("--start-cmd %q: %w", p.Command, err)
 	}

@@ -41,9 +41,11 @@ type Stub struct {
 	calls    map[string]int // key \x1f tool → calls
 	records  map[string][]agentkit.ToolCall
 	holds    map[string]*hold
-	served   map[string]int                   // key \x1f reply index → times served
-	active   map[string]int                   // key → model calls being held now
-	mcp      map[string][]agentkit.MCPRequest // check \x1f source → requests
+	served   map[string]int                      // key \x1f reply index → times served
+	active   map[string]int                      // key → model calls being held now
+	mcp      map[string][]agentkit.MCPRequest    // check \x1f source → requests
+	supply   map[string][]agentkit.SupplyRequest // check \x1f source → requests
+	prompts  map[string]map[string]string        // check → prompt name → text
 	seq      int
 }
 
@@ -99,12 +101,14 @@ func StartStub(addr string) (*Stub, error) {
 	if err != nil {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
-	s := &Stub{ln: ln, scripts: map[string]agentkit.Script{}, requests: map[string][]agentkit.ModelRequest{}, calls: map[string]int{}, records: map[string][]agentkit.ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}, active: map[string]int{}, mcp: map[string][]agentkit.MCPRequest{}}
+	s := &Stub{ln: ln, scripts: map[string]agentkit.Script{}, requests: map[string][]agentkit.ModelRequest{}, calls: map[string]int{}, records: map[string][]agentkit.ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}, active: map[string]int{}, mcp: map[string][]agentkit.MCPRequest{},
+		supply: map[string][]agentkit.SupplyRequest{}, prompts: map[string]map[string]string{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
 	mux.HandleFunc("/tools/{name}/{rest...}", s.tool)
 	s.serveMCP(mux)
+	s.serveSupply(mux)
 	s.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.srv.Serve(ln) }()
 	return s, nil
@@ -285,6 +289,7 @@ func (s *Stub) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	text := strings.ReplaceAll(reply.Text, "{{tools}}", strings.Join(toolResults, " | "))
+	text = strings.ReplaceAll(text, "{{marker}}", agentkit.Marker(key))
 	var calls []map[string]any
 	single := []agentkit.Reply{reply}
 	if len(reply.Calls) > 0 {

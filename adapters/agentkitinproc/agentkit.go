@@ -49,8 +49,14 @@ func (s *server) Stop() error {
 
 // Launch assembles the configuration in dir; a broken one fails as a
 // gateway process would, with exit status 1 and the message.
-func (a Launcher) Launch(_ context.Context, dir, addr string) (agentkithttp.Instance, error) {
-	app, err := agentkitref.LoadDir(dir, a.Faults)
+func (a Launcher) Launch(ctx context.Context, dir, addr string) (agentkithttp.Instance, error) {
+	return a.LaunchEnv(ctx, dir, addr, nil)
+}
+
+// LaunchEnv is Launch with env added to the environment the configuration's
+// ${NAME} placeholders are filled from.
+func (a Launcher) LaunchEnv(_ context.Context, dir, addr string, env map[string]string) (agentkithttp.Instance, error) {
+	app, err := agentkitref.LoadDirEnv(dir, a.Faults, env)
 	if err != nil {
 		return nil, &agentkithttp.StartFailure{ExitCode: 1, Stderr: "agentkit: " + err.Error() + "\n"}
 	}

@@ -282,3 +282,27 @@ Feature: MCP tool sources
       | transport |
       | sse       |
       | stdio     |
+
+  @AK-MCP-11
+  Scenario Outline: Over <transport>, an approved mutating MCP tool reaches the server once across the replays of its turn and a restart
+    Given the gateway runs with an MCP source kb over <transport> with risk_overrides {"charge": "mutating"}
+    And the model follows script main:
+      """
+      [{"tool": "charge", "args": {"account": "a1", "amount": 3}}, {"tool": "ask_user", "args": {"question": "First?"}}, {"tool": "ask_user", "args": {"question": "Second?"}}, {"text": "finished: {{tools}}"}]
+      """
+    When a message "charge it" under script main is sent to assistant on session s1
+    And a message "yes" is sent to assistant on session s1
+    Then the gateway waits with the question "First?"
+    And the tool charge was called 1 time under script main
+    When the gateway process is killed and started again
+    And a message "one" is sent to assistant on session s1
+    Then the gateway waits with the question "Second?"
+    When a message "two" is sent to assistant on session s1
+    Then the turn is done with an answer containing "charge-mcp-receipt-1"
+    And the tool charge was called 1 time under script main
+    And the MCP server kb received 1 tools/call request
+
+    Examples:
+      | transport |
+      | stdio     |
+      | http      |

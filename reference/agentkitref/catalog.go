@@ -7,13 +7,15 @@ import (
 )
 
 // sourceDecl is one top-level source in declaration order: its capabilities
-// (http and exec sources) or its MCP server, connected when the gateway is
-// built.
+// (http and exec sources), or its MCP server, remote agent service or vector
+// source, connected or made when the gateway is built.
 type sourceDecl struct {
 	name     string
 	priority int
 	caps     []*capability
 	mcp      *mcpDecl
+	a2a      *a2aDecl
+	vector   *vectorDecl
 }
 
 // catalog holds every source's capabilities by key (kind/domain/name),
@@ -73,5 +75,5 @@ func (k *catalog) list() []*capability {
 // current_time answers the time in RFC 3339.
 func localTools(now func() time.Time) []*capability {
 	return []*capability{{ref: Ref{Kind: "tool", Domain: "local", Name: "current_time"}, description: "Get the current time",
-		local: func(context.Context, string) string { return now().Format(time.RFC3339) }}}
+		run: func(context.Context, string) (string, bool) { return now().Format(time.RFC3339), true }}}
 }

@@ -29,10 +29,13 @@ type App struct {
 	Catalog     struct {
 		MaxRisk string `yaml:"max_risk"`
 	} `yaml:"catalog"`
-	Stores   []StoreDecl `yaml:"stores"`
-	Channels []Channel   `yaml:"channels"`
-	Files    []string    `yaml:"agents"`
-	StateDir string      `yaml:"state_dir"`
+	Stores        []StoreDecl   `yaml:"stores"`
+	Channels      []Channel     `yaml:"channels"`
+	Files         []string      `yaml:"agents"`
+	StateDir      string        `yaml:"state_dir"`
+	Secrets       SecretsConfig `yaml:"secrets"`
+	Prompts       PromptsConfig `yaml:"prompts"`
+	Observability Observability `yaml:"observability"`
 	// Renamed keys, kept only to refuse them with their replacement.
 	WorkDirLegacy      *string      `yaml:"work_dir"`
 	DefaultModelLegacy *ModelConfig `yaml:"default_model"`
@@ -43,6 +46,9 @@ type App struct {
 	// sources are the top-level sources in declaration order; an mcp one
 	// is connected when the gateway is built.
 	sources []sourceDecl
+	// supply is what the gateway reaches besides http, exec and mcp
+	// sources (prompt files).
+	supply
 }
 
 // Serving is the HTTP listener; an empty Addr means no gateway.
@@ -211,7 +217,8 @@ type Agent struct {
 		Store       string         `yaml:"store"`
 		StoreConfig map[string]any `yaml:"store_config"`
 	} `yaml:"session"`
-	Budget struct {
+	StructuredOutput StructuredOutput `yaml:"structured_output"`
+	Budget           struct {
 		MaxModelCalls int    `yaml:"max_model_calls"`
 		MaxTokens     int    `yaml:"max_tokens"`
 		Store         string `yaml:"store"`
@@ -267,6 +274,12 @@ func Load(dir string) (*App, error) {
 // directory of the file that names them. skip, when true for a rule name,
 // leaves that rule unchecked (planted faults).
 func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
+	return LoadFSEnv(fsys, entry, skip, os.LookupEnv)
+}
+
+// LoadFSEnv is LoadFS with the environment ${NAME} placeholders are
+// filled from.
+func LoadFSEnv(fsys fs.FS, entry string, skip func(string) bool, env func(string) (string, bool)) (*App, error) {
 	if skip == nil {
 		skip = func(string) bool { return false }
 	}
@@ -274,11 +287,26 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
+	secret, err := secretsProvider(raw, fsys, path.Dir(entry), env, skip)
+	if err != nil {
+		return nil, err
+	}
+	fsys = expandingFS{FS: fsys, expand: func(raw []byte, file string) ([]byte, error) {
+		out, err := expandSecrets(raw, file, env, secret, skip)
+		if err != nil {
+			return nil, fmt.Errorf("expand secrets in %w", err)
+		}
+		return out, nil
+	}}
+	if raw, err = fs.ReadFile(fsys, entry); err != nil {
+		return nil, err
+	}
 	lenient := skip("rules")
 	var app App
 	if err := decode(raw, entry, &app, !skip("strict")); err != nil {
 		return nil, err
 	}
+	app.root, app.base = fsys, path.Dir(entry)
 	if !lenient {
 		if err := app.Loop.legacy("app.yaml"); err != nil {
 			return nil, err
@@ -316,6 +344,10 @@ func LoadFS(fsys fs.FS, entry string, skip func(string) bool) (*App, error) {
 				return nil, fmt.Errorf("source %s: %w", s.Name, err)
 			}
 			decl.caps = caps
+		case "a2a", "vector": // listed or made when the gateway is built
+			if err := decl.readSupply(s); err != nil {
+				return nil, fmt.Errorf("source %s: %w", s.Name, err)
+			}
 		default:
 			caps, err := s.capabilities(skip)
 			if err != nil {

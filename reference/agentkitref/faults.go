@@ -155,11 +155,25 @@ func has(faults []Fault, f Fault) bool { return slices.Contains(faults, f) }
 
 // LoadDir is Load with planted faults that weaken the assembly rules.
 func LoadDir(dir string, faults []Fault) (*App, error) {
+	return LoadDirEnv(dir, faults, nil)
+}
+
+// LoadDirEnv is LoadDir with env added to the process's environment for
+// the ${NAME} placeholders.
+func LoadDirEnv(dir string, faults []Fault, env map[string]string) (*App, error) {
 	if _, err := os.Stat(filepath.Join(dir, "app.yaml")); err != nil {
 		return nil, fmt.Errorf("no readable app.yaml in %s (%v); run the gateway where its app.yaml is, or pass --dir", dir, err)
 	}
-	return LoadFS(osDirFS(dir), "app.yaml", func(name string) bool {
+	lookup := func(name string) (string, bool) {
+		if v, ok := env[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}
+	return LoadFSEnv(osDirFS(dir), "app.yaml", func(name string) bool {
 		switch name {
+		case "secrets-unexpanded", "secret-file-ignored", "secret-missing-empty", "secrets-in-comments":
+			return has(faults, Fault(name))
 		case "risk-default":
 			return has(faults, FaultRiskDefault)
 		case "strict":
@@ -180,5 +194,52 @@ func LoadDir(dir string, faults []Fault) (*App, error) {
 			return has(faults, FaultExecReadonly)
 		}
 		return has(faults, FaultLenientConfig)
-	})
+	}, lookup)
 }
+
+// The planted faults of the supply besides http and mcp sources: remote
+// agents, the vector source, prompts and secrets.
+const (
+	FaultA2APrefixedNames Fault = "a2a-prefixed-names" // remote agents are offered as <source>_<name>
+	FaultA2AWholeArgs     Fault = "a2a-whole-args"     // a task carries the model's whole arguments text
+	FaultA2AReadonly      Fault = "a2a-readonly"       // remote agents run without the approval gate
+	FaultA2AAllowList     Fault = "a2a-allow-list"     // the agents allow-list is ignored
+	FaultA2AErrorHidden   Fault = "a2a-error-hidden"   // a remote error reaches the model as an empty result
+	FaultA2ANoHeaders     Fault = "a2a-no-headers"     // an a2a source's headers are not sent
+	FaultVectorMutating   Fault = "vector-mutating"    // the retrieval tool asks for approval
+	FaultVectorEveryDoc   Fault = "vector-every-doc"   // documents sharing nothing with the query are returned
+	FaultVectorNoTopK     Fault = "vector-no-top-k"    // top_k does not bound the documents
+	FaultVectorNoTruncate Fault = "vector-no-truncate" // max_doc_len does not cut a document
+
+	FaultPromptLiteral       Fault = "prompt-literal"        // a cap://prompt reference reaches the model as its text
+	FaultPromptNoLabel       Fault = "prompt-no-label"       // prompts.default_label is not asked for
+	FaultPromptRefAnywhere   Fault = "prompt-ref-anywhere"   // a value containing cap://prompt anywhere is taken as a reference
+	FaultPromptMissingEmpty  Fault = "prompt-missing-empty"  // a prompt that cannot be read becomes empty and the gateway starts
+	FaultSecretsUnexpanded   Fault = "secrets-unexpanded"    // placeholders stay as written
+	FaultSecretFileIgnored   Fault = "secret-file-ignored"   // the file provider's secrets are read from the environment
+	FaultSecretMissingEmpty  Fault = "secret-missing-empty"  // a placeholder that cannot be filled becomes empty
+	FaultSecretsInComments   Fault = "secrets-in-comments"   // placeholders on comment lines are filled too
+	FaultMCPEffectTwice      Fault = "mcp-effect-twice"      // a replay calls an approved mutating MCP tool again
+	FaultTodoNotOffered      Fault = "todo-not-offered"      // the plan tools are not offered
+	FaultTodoUnchecked       Fault = "todo-unchecked"        // any plan is kept
+	FaultTodoNotShown        Fault = "todo-not-shown"        // the plan is not shown to the model
+	FaultTodoShared          Fault = "todo-shared"           // a session is shown another session's plan
+	FaultStructuredProse     Fault = "structured-prose"      // a structured answer keeps the prose around its JSON
+	FaultStructuredNoFix     Fault = "structured-no-fix"     // an answer not meeting the schema is returned as it is
+	FaultStructuredFailOpen  Fault = "structured-fail-open"  // an answer still not meeting it after the fixes is returned
+	FaultTrajectoryNoTools   Fault = "trajectory-no-tools"   // tool calls leave no trajectory records
+	FaultTrajectoryNoSession Fault = "trajectory-no-session" // trajectory records leave out the session
+	FaultDigestNever         Fault = "digest-never"          // long tool results reach the model raw
+	FaultReadResultLost      Fault = "read-result-lost"      // read_result finds no digested result
+	FaultDigestAlways        Fault = "digest-always"         // short tool results are digested too
+)
+
+var supplyFaults = []Fault{FaultA2APrefixedNames, FaultA2AWholeArgs, FaultA2AReadonly, FaultA2AAllowList,
+	FaultA2AErrorHidden, FaultA2ANoHeaders, FaultVectorMutating, FaultVectorEveryDoc, FaultVectorNoTopK, FaultVectorNoTruncate,
+	FaultPromptLiteral, FaultPromptNoLabel, FaultPromptRefAnywhere, FaultPromptMissingEmpty,
+	FaultSecretsUnexpanded, FaultSecretFileIgnored, FaultSecretMissingEmpty, FaultSecretsInComments, FaultMCPEffectTwice,
+	FaultTodoNotOffered, FaultTodoUnchecked, FaultTodoNotShown, FaultTodoShared,
+	FaultStructuredProse, FaultStructuredNoFix, FaultStructuredFailOpen,
+	FaultTrajectoryNoTools, FaultTrajectoryNoSession, FaultDigestNever, FaultReadResultLost, FaultDigestAlways}
+
+func init() { Faults = append(Faults, supplyFaults...) }

@@ -105,3 +105,46 @@ var CaughtBy = map[Fault][]string{
 	FaultSSEFirstErrorEvent: {"AK-SSE-04"},
 	FaultEmptyIncludeAll:    {"AK-CAT-08"},
 }
+
+// supplyCaughtBy are the rules of the remote agents, vector, prompt and
+// secret faults.
+var supplyCaughtBy = map[Fault][]string{
+	FaultA2APrefixedNames: {"AK-REMOTE-01"},
+	FaultA2AWholeArgs:     {"AK-REMOTE-02"},
+	FaultA2AReadonly:      {"AK-REMOTE-03"},
+	FaultA2AAllowList:     {"AK-REMOTE-04"},
+	FaultA2AErrorHidden:   {"AK-REMOTE-05"},
+	FaultA2ANoHeaders:     {"AK-REMOTE-06"},
+	FaultVectorMutating:   {"AK-RAG-01"},
+	FaultVectorEveryDoc:   {"AK-RAG-02"},
+	FaultVectorNoTopK:     {"AK-RAG-03"},
+	FaultVectorNoTruncate: {"AK-RAG-03"},
+
+	FaultPromptLiteral:       {"AK-PROMPT-01"},
+	FaultPromptNoLabel:       {"AK-PROMPT-02"},
+	FaultPromptRefAnywhere:   {"AK-PROMPT-03"},
+	FaultPromptMissingEmpty:  {"AK-PROMPT-04"},
+	FaultSecretsUnexpanded:   {"AK-SECRET-01"},
+	FaultSecretFileIgnored:   {"AK-SECRET-02"},
+	FaultSecretMissingEmpty:  {"AK-SECRET-03"},
+	FaultSecretsInComments:   {"AK-SECRET-04"},
+	FaultMCPEffectTwice:      {"AK-MCP-11"},
+	FaultTodoNotOffered:      {"AK-TODO-01"},
+	FaultTodoUnchecked:       {"AK-TODO-02"},
+	FaultTodoNotShown:        {"AK-TODO-03"},
+	FaultTodoShared:          {"AK-TODO-03"},
+	FaultStructuredProse:     {"AK-STRUCT-01"},
+	FaultStructuredNoFix:     {"AK-STRUCT-02"},
+	FaultStructuredFailOpen:  {"AK-STRUCT-03"},
+	FaultTrajectoryNoTools:   {"AK-TRACE-01"},
+	FaultTrajectoryNoSession: {"AK-TRACE-01"},
+	FaultDigestNever:         {"AK-DIGEST-01"},
+	FaultReadResultLost:      {"AK-DIGEST-02"},
+	FaultDigestAlways:        {"AK-DIGEST-03"},
+}
+
+func init() {
+	for f, rules := range supplyCaughtBy {
+		CaughtBy[f] = rules
+	}
+}

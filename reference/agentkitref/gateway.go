@@ -18,6 +18,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
 // Options are what a gateway takes from its host; zero values are sensible.
@@ -56,6 +57,10 @@ type Gateway struct {
 	running  map[string]*running
 	lastTurn map[string]string
 	sessions [64]sync.Mutex
+	plans    plans   // the todo plans by agent and session
+	results  results // the raw texts of digested results
+	// trajectory is the trajectory log; nil for none.
+	trajectory *trajectory
 }
 
 // running is an in-flight turn that control may interrupt or steer.
@@ -72,6 +77,9 @@ type agentRT struct {
 	caps    []*capability
 	byName  map[string]*capability
 	askUser bool
+	noTodo  bool // the plan tools are not offered (a planted fault)
+	// schema is structured_output's schema compiled; nil for none.
+	schema *jsonschema.Schema
 }
 
 // New assembles a gateway. It opens the suspend journal when one is set.
@@ -107,6 +115,11 @@ func New(app *App, opts Options) (*Gateway, error) {
 		}
 		g.journal = j
 	}
+	tr, err := openTrajectory(app.Observability.TrajectoryPath, opts.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	g.trajectory = tr
 	cat := newCatalog(app.maxRisk, opts.Faults)
 	for _, src := range app.sources {
 		caps := src.caps
@@ -125,6 +138,17 @@ func New(app *App, opts Options) (*Gateway, error) {
 			}
 			g.mcpSessions = append(g.mcpSessions, session)
 			caps = mcaps
+		}
+		if src.a2a != nil || src.vector != nil {
+			scaps, ok, err := supplyCaps(src, opts.Faults, opts.Warn)
+			if err != nil {
+				g.Close()
+				return nil, err
+			}
+			if !ok {
+				continue
+			}
+			caps = scaps
 		}
 		if has(opts.Faults, FaultHTTPSourceProbed) && !g.reachable(caps) {
 			continue
@@ -148,7 +172,16 @@ func New(app *App, opts Options) (*Gateway, error) {
 	}
 	for _, a := range app.Agents {
 		rt := &agentRT{cfg: a, byName: map[string]*capability{}, askUser: a.Capabilities.AskUser == nil || *a.Capabilities.AskUser}
-		rt.system = a.Prompt.System
+		system, err := app.resolvePrompt(a.Prompt.System, g.http, opts.Faults)
+		if err != nil {
+			g.Close()
+			return nil, fmt.Errorf("agent %s: %w", a.Name, err)
+		}
+		rt.system = system
+		if rt.schema, err = compileSchema(a.StructuredOutput.Schema); err != nil {
+			g.Close()
+			return nil, fmt.Errorf("agent %s: %w", a.Name, err)
+		}
 		if rt.system == "" {
 			rt.system = "You are " + a.Name + "."
 		}
@@ -184,11 +217,15 @@ func New(app *App, opts Options) (*Gateway, error) {
 			if c.mcp != nil && has(opts.Faults, FaultMCPPrefixedNames) {
 				c.name = c.ref.Domain + "_" + c.ref.Name
 			}
+			if c.ref.Kind == "agent" && has(opts.Faults, FaultA2APrefixedNames) {
+				c.name = c.ref.Domain + "_" + c.ref.Name
+			}
 			rt.byName[c.name] = c
 		}
 		if has(opts.Faults, FaultNoAskUser) {
 			rt.askUser = false
 		}
+		rt.noTodo = has(opts.Faults, FaultTodoNotOffered) || (a.Todo.Enabled != nil && !*a.Todo.Enabled)
 		g.agents[a.Name] = rt
 	}
 	return g, nil
@@ -201,6 +238,8 @@ func (g *Gateway) Close() {
 		_ = s.Close()
 	}
 	g.mcpSessions = nil
+	g.trajectory.close()
+	g.trajectory = nil
 }
 
 func selected(a *Agent, r Ref, faults []Fault) bool {
@@ -317,6 +356,12 @@ func (a *agentRT) specs() []toolSpec {
 			}
 		}
 		add(c.name, c.description, params)
+	}
+	if !a.noTodo {
+		todoSpecs(add)
+	}
+	if a.digestOver() > 0 {
+		readResultSpec(add)
 	}
 	if a.askUser {
 		add("ask_user", "Ask the user a question and wait for the answer.", map[string]any{"type": "object",

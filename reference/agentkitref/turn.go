@@ -60,8 +60,10 @@ type capability struct {
 	skill       *skillRT  // a namespace's skill instead of an HTTP tool
 	mcp         *mcpTool  // an MCP server's tool instead of an HTTP tool
 	exec        *execTool // a script runner of an exec source
-	// local is one of the gateway's own tools (the source local).
-	local func(ctx context.Context, args string) string
+	// run is one of the gateway's own tools (the source local), a remote
+	// agent or a vector source's search instead; delivered is false when
+	// no answer came back.
+	run func(ctx context.Context, args string) (result string, delivered bool)
 }
 
 // interactor answers the questions of a turn.
@@ -193,19 +195,26 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 			return "", fmt.Errorf("[NodeRunError] budget exhausted: model calls reached %d", max)
 		}
 		t.calls++
-		reply, err := t.g.completeRetrying(ctx, t.agent, msgs, specs, t.onDelta)
+		end := t.trace("ChatModel", "ChatModel")
+		reply, err := t.g.completeRetrying(ctx, t.agent, t.withPlan(msgs), specs, t.onDelta)
+		end(err)
 		if err != nil {
 			return "", err
 		}
 		if len(reply.ToolCalls) == 0 {
-			return reply.Content, nil
+			return t.structured(ctx, reply.Content)
 		}
 		reply.Role = "assistant"
 		msgs = append(msgs, reply)
 		for _, call := range reply.ToolCalls {
+			end := t.trace("Tool", call.Function.Name)
 			result, err := t.call(ctx, call)
+			end(err)
 			if err != nil {
 				return "", err
+			}
+			if n := call.Function.Name; n != "ask_user" && n != "read_result" {
+				result = t.digest(ctx, n, result)
 			}
 			if t.steer != nil {
 				for _, note := range t.steer() {
@@ -239,6 +248,14 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 		return "用户回答:" + answer, nil
 	}
 	c := t.agent.byName[call.Function.Name]
+	if c == nil && !t.agent.noTodo {
+		if res, ok := t.todo(call.Function.Name, args); ok {
+			return res, nil
+		}
+	}
+	if c == nil && call.Function.Name == "read_result" && t.agent.digestOver() > 0 {
+		return t.readResult(args), nil
+	}
 	if c == nil {
 		return fmt.Sprintf("工具调用失败:没有名为 %s 的工具", call.Function.Name), nil
 	}
@@ -340,7 +357,7 @@ func (t *turn) decide(c *capability, args string) string {
 // effect runs a mutating call at most once per turn: the journal holds an
 // in-flight marker while it runs and its result afterwards.
 func (t *turn) effect(ctx context.Context, c *capability, args string) (string, error) {
-	if t.journal == nil {
+	if t.journal == nil || (c.mcp != nil && has(t.g.faults, FaultMCPEffectTwice)) {
 		res, _ := t.invokeOnce(ctx, c, args)
 		return res, nil
 	}
@@ -386,8 +403,8 @@ func (g *Gateway) invoke(ctx context.Context, c *capability, args string) (resul
 		return g.callMCP(ctx, c, args)
 	case c.exec != nil:
 		return c.exec.run(ctx, args, g.faults), true
-	case c.local != nil:
-		return c.local(ctx, args), true
+	case c.run != nil:
+		return c.run(ctx, args)
 	}
 	t := c.tool
 	var given map[string]any

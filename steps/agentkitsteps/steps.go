@@ -177,15 +177,57 @@ func Register(sc *godog.ScenarioContext) {
 		expect(ctx, engine.Match{Pointer: "/result/started", Matcher: true})
 		return nil
 	})
+	registerSupply(sc)
 	outcomesteps.Register(sc)
 }
 
+// registerSupply adds the steps of remote agents, vector sources, prompts
+// and secrets: settings given as a JSON document (the keys of
+// agentkit.Settings; "the gateway started" is registered with the
+// catalogue's steps), and reads of what the stub remote agents and prompt
+// platform received.
+func registerSupply(sc *godog.ScenarioContext) {
+	sc.Step(`^the gateway runs with:$`, func(ctx context.Context, doc *godog.DocString) error {
+		m, err := settingsDoc(doc)
+		if err != nil {
+			return err
+		}
+		return configure(ctx, m)
+	})
+	sc.Step(`^the gateway is started with:$`, func(ctx context.Context, doc *godog.DocString) error {
+		m, err := settingsDoc(doc)
+		if err != nil {
+			return err
+		}
+		gherkin.From(ctx).Add(engine.Step{Op: engine.OpControl, Name: "startup", Params: map[string]any{"settings": m}})
+		return nil
+	})
+	sc.Step(`^the remote agents of source `+name+` received (\d+) tasks?$`, func(ctx context.Context, src, n string) error {
+		c, _ := strconv.Atoi(n)
+		read(ctx, "supply_requests", map[string]any{"source": src}, engine.Match{Pointer: "/result/posts", Matcher: map[string]any{"$len": float64(c)}})
+		return nil
+	})
+	sc.Step(`^the requests the remote agents of source `+name+` received are read$`, func(ctx context.Context, src string) error {
+		read(ctx, "supply_requests", map[string]any{"source": src})
+		return nil
+	})
+	sc.Step(`^the trajectory the gateway wrote is read$`, func(ctx context.Context) error {
+		read(ctx, "trajectory", map[string]any{})
+		return nil
+	})
+	sc.Step(`^the requests the prompt platform received are read$`, func(ctx context.Context) error {
+		read(ctx, "supply_requests", map[string]any{"source": "prompts"})
+		return nil
+	})
+}
+
 // settingsDoc reads a doc string of settings: a JSON object whose keys are
-// those of agentkit.Settings (sources, include, exclude, mcp, max_risk, …).
+// those of agentkit.Settings (sources, include, exclude, mcp, max_risk, a2a,
+// vector, prompts, secrets, …).
 func settingsDoc(doc *godog.DocString) (map[string]any, error) {
 	var params map[string]any
 	if err := json.Unmarshal([]byte(doc.Content), &params); err != nil {
-		return nil, fmt.Errorf("the configuration must be a JSON object of settings (sources, include, exclude, mcp, max_risk, approval, …): %v", err)
+		return nil, fmt.Errorf("the configuration must be a JSON object of settings (sources, include, exclude, mcp, max_risk, approval, a2a, vector, prompts, system, env, secrets, …): %v", err)
 	}
 	return params, nil
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -52,6 +53,25 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 	return engine.Outcome{OK: true, Result: engine.Normalize(result)}, nil
 }
 
+// configPlaceholder is how a check writes a configuration's ${NAME} or
+// ${secret:NAME} placeholder, since ${...} in a step is sifu's own
+// variable: $[NAME], $[secret:NAME].
+var configPlaceholder = regexp.MustCompile(`\$\[((?:secret:)?\w+)\]`)
+
+// placeholders turns the $[...] of settings into the configuration's
+// ${...}.
+func placeholders(v any) any {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	var out any
+	if json.Unmarshal(configPlaceholder.ReplaceAll(raw, []byte("$${$1}")), &out) != nil {
+		return v
+	}
+	return out
+}
+
 func recode(from, to any) error {
 	raw, err := json.Marshal(from)
 	if err != nil {
@@ -82,7 +102,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		if e.settings != nil {
 			s = *e.settings
 		}
-		if err := recodeSettings(p, &s); err != nil {
+		if err := recodeSettings(placeholders(p), &s); err != nil {
 			return nil, fmt.Errorf("configure: %w", err)
 		}
 		s.MCPKey = e.nonce
@@ -95,7 +115,7 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return map[string]any{}, e.target.Restart(ctx)
 	case step.Op == engine.OpControl && step.Name == "startup" && p["settings"] != nil:
 		s := DefaultSettings()
-		if err := recodeSettings(p["settings"], &s); err != nil {
+		if err := recodeSettings(placeholders(p["settings"]), &s); err != nil {
 			return nil, fmt.Errorf("startup: settings: %w", err)
 		}
 		s.MCPKey = e.nonce
@@ -120,6 +140,14 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
 	case step.Op == engine.OpRead && step.Name == "mcp_requests":
 		return mcpRequests(e.target.Stub().MCPRequests(e.nonce, str("source"))), nil
+	case step.Op == engine.OpRead && step.Name == "trajectory":
+		raw, err := e.target.WorkFile(ctx, TrajectoryFile)
+		if err != nil {
+			return nil, err
+		}
+		return jsonLines(raw), nil
+	case step.Op == engine.OpRead && step.Name == "supply_requests":
+		return supplyRequests(e.target.Stub().SupplyRequests(e.nonce, str("source"))), nil
 	case step.Op == engine.OpRead && step.Name == "tool_calls":
 		calls := e.target.Stub().ToolCallRecords(e.key(str("script")), str("tool"))
 		out := map[string]any{"count": e.target.Stub().ToolCalls(e.key(str("script")), str("tool")), "calls": calls}
@@ -324,4 +352,64 @@ func mcpRequests(reqs []MCPRequest) map[string]any {
 		handshakes += n
 	}
 	return map[string]any{"methods": methods, "count": count, "calls": calls, "handshakes": handshakes}
+}
+
+// supplyRequests summarises what a stub remote agent service or the stub
+// prompt platform received for a check: every request in order, the
+// listings (GETs) and the tasks (POSTs) apart.
+func supplyRequests(reqs []SupplyRequest) map[string]any {
+	all, gets, posts := []any{}, []any{}, []any{}
+	for _, r := range reqs {
+		query, headers := map[string]any{}, map[string]any{}
+		for k, v := range r.Query {
+			query[k] = v
+		}
+		for k, v := range r.Headers {
+			headers[k] = v
+		}
+		d := map[string]any{"method": r.Method, "path": r.Path, "query": query, "headers": headers}
+		if r.Body != nil {
+			d["body"] = r.Body
+		}
+		all = append(all, d)
+		if r.Method == "POST" {
+			posts = append(posts, d)
+		} else {
+			gets = append(gets, d)
+		}
+	}
+	return map[string]any{"requests": all, "gets": gets, "posts": posts}
+}
+
+// jsonLines reads a JSON Lines file: whether it exists, its records (a line
+// that is not JSON is kept as its text), how many lines were not JSON, and
+// "<name>:<phase>" of each record that has both, in order, and how many
+// records lack each of the fields a trajectory record has (without).
+func jsonLines(raw []byte) map[string]any {
+	records, named, bad := []any{}, []any{}, 0
+	without := map[string]any{"ts": 0, "component": 0, "phase": 0, "agent": 0, "session": 0}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		var v any
+		if json.Unmarshal([]byte(line), &v) != nil {
+			bad++
+			v = line
+		}
+		if m, ok := v.(map[string]any); ok {
+			name, _ := m["name"].(string)
+			phase, _ := m["phase"].(string)
+			if name != "" && phase != "" {
+				named = append(named, name+":"+phase)
+			}
+			for k, n := range without {
+				if _, ok := m[k]; !ok {
+					without[k] = n.(int) + 1
+				}
+			}
+		}
+		records = append(records, v)
+	}
+	return map[string]any{"exists": raw != nil, "records": records, "count": len(records), "not_json": bad, "named": named, "without": without}
 }

@@ -30,6 +30,7 @@ type Settings struct {
 	// include patterns; Exclude are its exclude patterns.
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
+	Supply
 }
 
 // Source is one further source of the generated configuration, its config
@@ -74,4 +75,91 @@ type MCPSource struct {
 	// Version is the source's version: its tools become
 	// cap://tool/<source>/<name>@<version>.
 	Version string `json:"version,omitempty"`
+}
+
+// Supply is what the checks of the remote-agent, vector, prompt and secret
+// supply vary in the generated configuration (profile supply).
+type Supply struct {
+	// A2A are remote agents (type: a2a sources) served by sifu's stub A2A
+	// server (its agents: researcher and writer).
+	A2A []A2ASource `json:"a2a,omitempty"`
+	// Vector are vector sources with their in-memory documents.
+	Vector []VectorSource `json:"vector,omitempty"`
+	// Prompts are the prompt sources: file prompts written under prompts/
+	// (source local) and prompts sifu's stub serves over HTTP (source
+	// remote), by name.
+	Prompts *PromptSettings `json:"prompts,omitempty"`
+	// System is the assistant's prompt.system ("": sifu's literal one).
+	System string `json:"system,omitempty"`
+	// Env is added to the gateway's environment when it starts.
+	Env map[string]string `json:"env,omitempty"`
+	// Secrets is the secrets provider of app.yaml ("": none declared).
+	Secrets *SecretsSettings `json:"secrets,omitempty"`
+	// Comment is written as a comment line of app.yaml.
+	Comment string `json:"comment,omitempty"`
+	// Structured is the assistant's structured_output: a JSON Schema its
+	// final answers must meet, and how often an answer is sent back to be
+	// fixed.
+	Structured *StructuredSettings `json:"structured,omitempty"`
+	// Trajectory turns on the trajectory log, written to TrajectoryFile
+	// in the gateway's working directory.
+	Trajectory bool `json:"trajectory,omitempty"`
+	// DigestOver is the assistant's digest.over: tool results longer than
+	// this many characters are digested (0: no digest).
+	DigestOver int `json:"digest_over,omitempty"`
+}
+
+// TrajectoryFile is where the generated configuration has the gateway
+// write its trajectory log, relative to its working directory.
+const TrajectoryFile = "trajectory/run.jsonl"
+
+// StructuredSettings are an agent's structured_output.
+type StructuredSettings struct {
+	Schema     string `json:"schema"`
+	MaxRetries int    `json:"max_retries,omitempty"`
+}
+
+// A2ASource is a remote agent service of the generated configuration.
+type A2ASource struct {
+	Name string `json:"name"`
+	// Agents is the source's allow-list (empty: every remote agent).
+	Agents  []string          `json:"agents,omitempty"`
+	Risk    string            `json:"risk,omitempty"`
+	Headers map[string]string `json:"headers,omitempty"`
+	// Answer is how the remote agents answer a task: "" a receipt
+	// ({"result"}), "error" a {"error"} body.
+	Answer   string `json:"answer,omitempty"`
+	Required bool   `json:"required,omitempty"`
+}
+
+// VectorSource is a source of type vector over the built-in in-memory
+// backend.
+type VectorSource struct {
+	Name        string   `json:"name"`
+	ToolName    string   `json:"tool_name,omitempty"`
+	Description string   `json:"description,omitempty"`
+	TopK        int      `json:"top_k,omitempty"`
+	MaxDocLen   int      `json:"max_doc_len,omitempty"`
+	Docs        []string `json:"docs"`
+}
+
+// PromptSettings are the prompt sources of app.yaml.
+type PromptSettings struct {
+	DefaultLabel string `json:"default_label,omitempty"`
+	// Files are prompts/<name>.md of the file source local.
+	Files map[string]string `json:"files,omitempty"`
+	// Served are the prompts sifu's stub serves for the http source
+	// remote; "{label}" in a text becomes the label asked for.
+	Served map[string]string `json:"served,omitempty"`
+	// Inline are the prompts of the inline source inline, written in
+	// app.yaml.
+	Inline map[string]string `json:"inline,omitempty"`
+}
+
+// SecretsSettings are app.yaml's secrets section.
+type SecretsSettings struct {
+	Provider string `json:"provider"` // env or file
+	// File is the secrets file (secrets.yaml, name: value) of provider
+	// file.
+	File map[string]string `json:"file,omitempty"`
 }

@@ -25,6 +25,22 @@ type Stub interface {
 	// calls are also tool calls (ToolCallRecords, method "MCP", the
 	// arguments as the body), keyed by their ref argument.
 	MCPRequests(key, source string) []MCPRequest
+	// SupplyRequests are the requests the stub A2A agents of source, or
+	// (source "prompts") the stub prompt platform, received for the check
+	// named key, oldest first.
+	SupplyRequests(key, source string) []SupplyRequest
+}
+
+// SupplyRequest is one request to a stub remote agent or prompt platform.
+type SupplyRequest struct {
+	Method string `json:"method"`
+	Path   string `json:"path"`
+	// Query is the query string's parameters (first values).
+	Query map[string]string `json:"query"`
+	// Headers are the request's header fields that a configuration may
+	// set (Authorization and X-* ones), by canonical name.
+	Headers map[string]string `json:"headers"`
+	Body    any               `json:"body,omitempty"`
 }
 
 // MCPRequest is one request or notification the stub MCP server received.
@@ -41,7 +57,10 @@ func Marker(key string) string { return "[sifu:" + key + "]" }
 // Reply is one scripted model answer. Exactly one of Text (a final answer),
 // Tool (a tool call) or Status (an HTTP error) is meant to be set.
 type Reply struct {
-	// Text is the answer; "{{tools}}" in it is replaced by the tool results
+	// Text is the answer; "{{marker}}" in it is replaced by the script's
+	// marker (so a request that quotes the answer back, such as a repair
+	// of a structured answer, is a call of the same script), and
+	// "{{tools}}" by the tool results
 	// the gateway sent in this turn, joined by " | ".
 	Text string `json:"text,omitempty"`
 	// Chunks, when streaming, splits Text into these pieces (default: words).

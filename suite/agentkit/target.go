@@ -101,11 +101,15 @@ type Target interface {
 	// store (the suspend.dir sifu configured) with bytes no store can read,
 	// as a torn write or a bad disk would; it returns how many it spoiled.
 	CorruptStore(ctx context.Context) (int, error)
+	// WorkFile reads a file the running gateway wrote, by its path
+	// relative to the gateway's working directory; a file that is not
+	// there is (nil, nil).
+	WorkFile(ctx context.Context, name string) ([]byte, error)
 	Close()
 }
 
 // Profiles every gateway is checked against.
-var Profiles = []string{"gateway", "suspend", "config", "mcp", "catalog"}
+var Profiles = []string{"gateway", "suspend", "config", "mcp", "catalog", "supply"}
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)
