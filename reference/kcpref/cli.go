@@ -34,6 +34,8 @@ type PlanInvocation struct {
 	// in all (64).
 	Follow             bool
 	MaxDepth, MaxNodes int
+	// Signature is --no-verify, --require-signature and --trust-key.
+	Signature SignaturePolicy
 	// Options maps the planner flags. AsOf stays "" without --as-of
 	// (AsOfGiven false); the caller fills it from its clock with
 	// DefaultAsOf.
@@ -71,26 +73,32 @@ func (e *UsageError) ExitCode() int { return ExitUsage }
 //	--follow                walk the selected local federation refs (TreeJSON)
 //	--max-depth <n>         hops to follow, 1 (implies --follow)
 //	--max-nodes <n>         manifests read in all, 64
+//	--no-verify             no signature check (the JSON has no signature)
+//	--require-signature     refuse a manifest whose signature is not verified
+//	--trust-key <loc>       the only key a signature is checked with
 //	--help, -h              usage, exit 0
 func planValueFlag(name string) bool {
 	switch name {
 	case "task", "manifest", "env", "as-of", "max-units", "role", "methods", "credentials", "attest",
-		"budget", "currency", "context-budget", "correlation-id", "max-depth", "max-nodes":
+		"budget", "currency", "context-budget", "correlation-id", "max-depth", "max-nodes", "trust-key":
 		return true
 	}
 	return false
 }
 
 func planBoolFlag(name string) bool {
-	return name == "strict" || name == "json" || name == "help" || name == "trace" || name == "follow"
+	switch name {
+	case "strict", "json", "help", "trace", "follow", "no-verify", "require-signature":
+		return true
+	}
+	return false
 }
 
-// unsupportedPlanFlag reports kcp-agent flags that need the network,
-// signatures or episodic memory, which this package does not implement.
+// unsupportedPlanFlag reports kcp-agent flags that need the network or
+// episodic memory, which this package does not implement.
 func unsupportedPlanFlag(name string) bool {
 	switch name {
-	case "allow-private-hosts", "no-verify",
-		"require-signature", "trust-key", "memory":
+	case "allow-private-hosts", "memory":
 		return true
 	}
 	return false
@@ -148,6 +156,7 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	inv.Follow = inv.Follow || values["follow"] == "true"
 	inv.Manifest = values["manifest"]
 	inv.CorrelationID = values["correlation-id"]
+	inv.Signature = SignaturePolicy{NoVerify: values["no-verify"] == "true", Require: values["require-signature"] == "true", TrustedKey: values["trust-key"]}
 	inv.Task = strings.Join(positionals, " ")
 	if t, ok := values["task"]; ok {
 		inv.Task = t

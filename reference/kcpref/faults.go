@@ -48,6 +48,18 @@ const (
 	// catch them.
 	FaultReplayDriftIgnored Fault = "replay-drift-ignored" // replay reports identical whatever drifted
 	FaultValidateExitsZero  Fault = "validate-exits-zero"  // validate exits 0 on a manifest with errors
+
+	// Faults of signature verification (signatures profile): only the
+	// command and mcp vectors over signed manifests catch them.
+	FaultTamperAccepted           Fault = "tamper-accepted"            // an invalid signature is reported but the manifest is planned
+	FaultTrustKeyIgnored          Fault = "trust-key-ignored"          // --trust-key is ignored: the manifest's own key verifies it
+	FaultUnsignedSatisfiesRequire Fault = "unsigned-satisfies-require" // --require-signature lets an unsigned manifest through
+	FaultHexSignatureUnread       Fault = "hex-signature-unread"       // a hex signature is read as base64
+	FaultNoVerifyIgnored          Fault = "no-verify-ignored"          // --no-verify still verifies (and refuses)
+	FaultMCPSignatureUnchecked    Fault = "mcp-signature-unchecked"    // the MCP tools plan a manifest without verifying it
+	FaultNewlineStrict            Fault = "newline-strict"             // only the exact bytes are tried, not them with one trailing newline
+	FaultUnverifiableRefused      Fault = "unverifiable-refused"       // an unverifiable signature refuses the manifest without --require-signature
+	FaultEnvelopeKeyIgnored       Fault = "envelope-key-ignored"       // the key in a JSON signature envelope is never used
 )
 
 // Faults lists every planted fault.
@@ -60,6 +72,9 @@ var Faults = []Fault{
 	FaultBudgetCeilingExclusive, FaultContextCeilingExclusive, FaultBytesFloor, FaultMaxUnitsFloored,
 	FaultAuthorityAtCeilingRefused, FaultSpendAtMaxRefused, FaultDenyStarCrossesSlash, FaultEscalationAllFire,
 	FaultSelfReportOneDivided, FaultDriftStubbed, FaultReplayDriftIgnored, FaultValidateExitsZero,
+	// signatures
+	FaultTamperAccepted, FaultTrustKeyIgnored, FaultUnsignedSatisfiesRequire, FaultHexSignatureUnread,
+	FaultNoVerifyIgnored, FaultMCPSignatureUnchecked, FaultNewlineStrict, FaultUnverifiableRefused, FaultEnvelopeKeyIgnored,
 }
 
 // hasFault reports whether f is among faults.

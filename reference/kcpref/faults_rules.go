@@ -39,4 +39,14 @@ var CaughtBy = map[Fault][]string{
 	FaultSelfReportOneDivided:       {"KCP-confidence-gate"},
 	FaultReplayDriftIgnored:         {"KCP-cmd-replay"},
 	FaultValidateExitsZero:          {"KCP-cmd-validate"},
+	// signatures
+	FaultTamperAccepted:           {"KCP-sig-tamper"},
+	FaultTrustKeyIgnored:          {"KCP-sig-trust-key"},
+	FaultUnsignedSatisfiesRequire: {"KCP-sig-require"},
+	FaultHexSignatureUnread:       {"KCP-sig-encodings"},
+	FaultNoVerifyIgnored:          {"KCP-sig-no-verify"},
+	FaultMCPSignatureUnchecked:    {"KCP-sig-mcp"},
+	FaultNewlineStrict:            {"KCP-sig-verify"},
+	FaultUnverifiableRefused:      {"KCP-sig-unverifiable"},
+	FaultEnvelopeKeyIgnored:       {"KCP-sig-encodings"},
 }

@@ -36,9 +36,14 @@ func Derived(ex engine.Exchange) map[string]any {
 }
 
 // Profiles every planner is checked against: the planner, the confidence
-// gate, the plan JSON of a kcp-agent style command line, and its other
-// commands (validate, replay, diff, --trace) and exit codes.
-var Profiles = []string{"planner", "assess", "cli", "commands"}
+// gate, the plan JSON of a kcp-agent style command line, its other
+// commands (validate, replay, diff, --trace) and exit codes, and its
+// manifest signatures.
+var Profiles = []string{"planner", "assess", "cli", "commands", SignaturesProfile}
+
+// SignaturesProfile is the profile of the checks on manifest signatures,
+// over the command line and the MCP tools.
+const SignaturesProfile = "signatures"
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)

@@ -306,14 +306,13 @@ func (c CLI) trace(inv kcpref.PlanInvocation, m kcpref.Manifest) int {
 // not be fetched: the Go reference reads no network. Each manifest is
 // planned with the same options (a money budget is not shared across the
 // walk, as kcp-agent shares it).
-func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) int {
+func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, rootSig *kcpref.SignatureResult) int {
 	visited := map[string]bool{filepath.Clean(m.Source): true}
 	nodes := 1
-	var node func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode
-	node = func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode {
-		sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	var node func(loc string, m kcpref.Manifest, sig *kcpref.SignatureResult, depth int) kcpref.TreeNode
+	node = func(loc string, m kcpref.Manifest, sig *kcpref.SignatureResult, depth int) kcpref.TreeNode {
 		p := kcpref.Plan(inv.Task, m, inv.Options)
-		n := kcpref.TreeNode{Location: loc, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{}, Signature: &sig, Plan: &p}
+		n := kcpref.TreeNode{Location: loc, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{}, Signature: sig, Plan: &p}
 		for _, f := range p.Federation {
 			skip := func(reason string) {
 				n.NotFollowed = append(n.NotFollowed, kcpref.NotFollowed{ID: f.ID, URL: f.URL, Reason: reason})
@@ -340,14 +339,22 @@ func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, raw []byte) in
 						Error: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")})
 					continue
 				}
-				cn := node(cm.Source, cm, craw, depth+1)
+				csig, refusal := kcpref.CheckSignature(craw, cm, inv.Signature, os.ReadFile)
+				if refusal != "" {
+					// A child whose signature fails is an error node: its
+					// subtree is not planned, the parent is.
+					n.Children = append(n.Children, kcpref.TreeNode{RefID: f.ID, Location: cm.Source, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{},
+						Signature: csig, Error: refusal})
+					continue
+				}
+				cn := node(cm.Source, cm, csig, depth+1)
 				cn.RefID = f.ID
 				n.Children = append(n.Children, cn)
 			}
 		}
 		return n
 	}
-	root := node(m.Source, m, raw, 0)
+	root := node(m.Source, m, rootSig, 0)
 	if inv.JSON {
 		c.Stdout.Write(kcpref.TreeJSON(root, kcpref.Envelope{CorrelationID: inv.CorrelationID}))
 		return kcpref.ExitOK

@@ -20,7 +20,8 @@ import (
 const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--env E] [--as-of YYYY-MM-DD]
          [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
-         [--trace]
+         [--trace] [--follow] [--max-depth N] [--max-nodes N]
+         [--no-verify] [--require-signature] [--trust-key <key|path>]
        %[1]s validate <file|dir> [--json] [--as-of YYYY-MM-DD]   (or --manifest <file|dir>)
        %[1]s replay <plan.json> [--json]
        %[1]s diff <a.json> <b.json> [--json]
@@ -174,9 +175,10 @@ func (c CLI) Plan(args []string) int {
 	if bad != nil {
 		return c.fail(kcpref.ExitFailure, bad.line())
 	}
-	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
-	if sig.Status == kcpref.SignatureInvalid {
-		return c.fail(kcpref.ExitFailure, fmt.Sprintf("kcp-agent: %s: signature invalid: %s", m.Source, sig.Detail))
+	inv.Signature.Faults = c.Faults
+	sig, refusal := kcpref.CheckSignature(raw, m, inv.Signature, os.ReadFile)
+	if refusal != "" {
+		return c.fail(kcpref.ExitFailure, fmt.Sprintf("kcp-agent: %s: %s", m.Source, refusal))
 	}
 	if !inv.AsOfGiven {
 		inv.Options.AsOf = kcpref.DefaultAsOf(c.now())
@@ -186,11 +188,11 @@ func (c CLI) Plan(args []string) int {
 		return c.trace(inv, m)
 	}
 	if inv.Follow {
-		return c.follow(inv, m, raw)
+		return c.follow(inv, m, sig)
 	}
 	p := kcpref.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
-		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
+		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: sig, CorrelationID: inv.CorrelationID})); err != nil {
 			return c.fail(kcpref.ExitFailure, err.Error())
 		}
 		return kcpref.ExitOK

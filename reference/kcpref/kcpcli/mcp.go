@@ -293,9 +293,19 @@ func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Man
 	if bad != nil {
 		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 	}
-	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
-	if sig.Status == kcpref.SignatureInvalid {
-		return none, m, "", sig, inv.Options, fmt.Errorf("%s: signature invalid: %s", m.Source, sig.Detail)
+	// The tools take no signature arguments: every manifest is verified
+	// with its own key, and an invalid signature refuses the call.
+	policy := kcpref.SignaturePolicy{Faults: c.Faults}
+	if kcpref.HasFault(c.Faults, kcpref.FaultMCPSignatureUnchecked) {
+		policy.NoVerify = true
+	}
+	verdict, refusal := kcpref.CheckSignature(raw, m, policy, os.ReadFile)
+	sig := kcpref.SignatureResult{Status: kcpref.SignatureUnsigned, Detail: "manifest declares no signature"}
+	if verdict != nil {
+		sig = *verdict
+	}
+	if refusal != "" {
+		return none, m, "", sig, inv.Options, fmt.Errorf("%s: %s", m.Source, refusal)
 	}
 	if !inv.AsOfGiven {
 		now := time.Now
