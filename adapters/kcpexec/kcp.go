@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/ndjson"
 	"github.com/sifu-dev/sifu/internal/proc"
@@ -276,7 +277,12 @@ func (p Planner) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 // manifest's path written back, and what cmd.Run said of its end (ended);
 // err is a command that could not be prepared.
 func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult, ended, err error) {
-	dir, manifest, rest, err := req.Materialize()
+	base, stop, err := kcploopback.Start(req.Server)
+	if err != nil {
+		return kcp.CLIResult{}, nil, err
+	}
+	defer stop()
+	dir, manifest, rest, err := req.WithServer(base).Materialize()
 	if err != nil {
 		return kcp.CLIResult{}, nil, err
 	}
@@ -292,7 +298,8 @@ func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	ended = cmd.Run()
-	res = kcp.CLIResult{Stdout: kcp.Unplace(stdout.String(), dir, manifest), Stderr: kcp.Unplace(stderr.String(), dir, manifest)}
+	res = kcp.CLIResult{Stdout: kcp.UnplaceServer(kcp.Unplace(stdout.String(), dir, manifest), base),
+		Stderr: kcp.UnplaceServer(kcp.Unplace(stderr.String(), dir, manifest), base)}
 	return res, ended, nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/adapters/kcpmcp"
 	"github.com/sifu-dev/sifu/reference/kcpref"
 	"github.com/sifu-dev/sifu/reference/kcpref/kcpcli"
@@ -53,7 +54,12 @@ func (k Reference) Plan(_ context.Context, req kcp.PlanRequest) (map[string]any,
 // RunCLI runs the reference's command line in process, over the manifest
 // written to a temporary file.
 func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult, error) {
-	dir, file, args, err := req.Materialize()
+	base, stop, err := kcploopback.Start(req.Server)
+	if err != nil {
+		return kcp.CLIResult{}, err
+	}
+	defer stop()
+	dir, file, args, err := req.WithServer(base).Materialize()
 	if err != nil {
 		return kcp.CLIResult{}, err
 	}
@@ -61,7 +67,8 @@ func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 	var stdout, stderr bytes.Buffer
 	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
 	code := cli.Main(args)
-	return kcp.CLIResult{Exit: code, Stdout: kcp.Unplace(stdout.String(), dir, file), Stderr: kcp.Unplace(stderr.String(), dir, file)}, nil
+	return kcp.CLIResult{Exit: code, Stdout: kcp.UnplaceServer(kcp.Unplace(stdout.String(), dir, file), base),
+		Stderr: kcp.UnplaceServer(kcp.Unplace(stderr.String(), dir, file), base)}, nil
 }
 
 // Assess runs the confidence gate, with the vector's fixed evaluator result

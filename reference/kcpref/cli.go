@@ -36,6 +36,9 @@ type PlanInvocation struct {
 	MaxDepth, MaxNodes int
 	// Signature is --no-verify, --require-signature and --trust-key.
 	Signature SignaturePolicy
+	// AllowPrivateHosts (--allow-private-hosts) lets remote reads reach
+	// loopback, private and link-local hosts and http://.
+	AllowPrivateHosts bool
 	// Options maps the planner flags. AsOf stays "" without --as-of
 	// (AsOfGiven false); the caller fills it from its clock with
 	// DefaultAsOf.
@@ -76,6 +79,7 @@ func (e *UsageError) ExitCode() int { return ExitUsage }
 //	--no-verify             no signature check (the JSON has no signature)
 //	--require-signature     refuse a manifest whose signature is not verified
 //	--trust-key <loc>       the only key a signature is checked with
+//	--allow-private-hosts   remote reads may reach loopback, private hosts and http://
 //	--help, -h              usage, exit 0
 func planValueFlag(name string) bool {
 	switch name {
@@ -88,17 +92,17 @@ func planValueFlag(name string) bool {
 
 func planBoolFlag(name string) bool {
 	switch name {
-	case "strict", "json", "help", "trace", "follow", "no-verify", "require-signature":
+	case "strict", "json", "help", "trace", "follow", "no-verify", "require-signature", "allow-private-hosts":
 		return true
 	}
 	return false
 }
 
-// unsupportedPlanFlag reports kcp-agent flags that need the network or
-// episodic memory, which this package does not implement.
+// unsupportedPlanFlag reports kcp-agent flags that need episodic memory,
+// which this package does not implement.
 func unsupportedPlanFlag(name string) bool {
 	switch name {
-	case "allow-private-hosts", "memory":
+	case "memory":
 		return true
 	}
 	return false
@@ -156,6 +160,7 @@ func ParsePlanArgs(args []string) (PlanInvocation, error) {
 	inv.Follow = inv.Follow || values["follow"] == "true"
 	inv.Manifest = values["manifest"]
 	inv.CorrelationID = values["correlation-id"]
+	inv.AllowPrivateHosts = values["allow-private-hosts"] == "true"
 	inv.Signature = SignaturePolicy{NoVerify: values["no-verify"] == "true", Require: values["require-signature"] == "true", TrustedKey: values["trust-key"]}
 	inv.Task = strings.Join(positionals, " ")
 	if t, ok := values["task"]; ok {

@@ -86,7 +86,7 @@ func TestParsePlanArgsErrors(t *testing.T) {
 		{[]string{"--task", "t", "--manifest", "m", "--x"}, "Unknown option: --x"},
 		{[]string{"--task", "t", "--manifest=m"}, "Unknown option: --manifest=m"},
 		{[]string{"--manifest", "m", "--task"}, "Missing task."}, // a flag at the end has no value
-		{[]string{"--task", "t", "--manifest", "m", "--allow-private-hosts"}, "Unsupported option: --allow-private-hosts (the Go reference does not implement it)"},
+		{[]string{"--task", "t", "--manifest", "m", "--memory", "d"}, "Unsupported option: --memory (the Go reference does not implement it)"},
 	}
 	for _, tt := range tests {
 		_, err := ParsePlanArgs(tt.args)

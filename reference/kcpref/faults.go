@@ -60,6 +60,15 @@ const (
 	FaultNewlineStrict            Fault = "newline-strict"             // only the exact bytes are tried, not them with one trailing newline
 	FaultUnverifiableRefused      Fault = "unverifiable-refused"       // an unverifiable signature refuses the manifest without --require-signature
 	FaultEnvelopeKeyIgnored       Fault = "envelope-key-ignored"       // the key in a JSON signature envelope is never used
+
+	// Faults of the network boundary (network profile).
+	FaultCleartextAllowed    Fault = "cleartext-allowed"     // http:// is fetched without --allow-private-hosts
+	FaultMappedV6Allowed     Fault = "mapped-v6-allowed"     // an IPv4-mapped IPv6 address is not decoded, so ::ffff:127.0.0.1 passes
+	FaultRedirectsUnbounded  Fault = "redirects-unbounded"   // redirects are followed past the bound
+	FaultSizeUncapped        Fault = "size-uncapped"         // a body over 8 MiB is read whole
+	FaultGatedRefFetched     Fault = "gated-ref-fetched"     // --follow fetches a ref whose credential the agent lacks
+	FaultAllowPrivateIgnored Fault = "allow-private-ignored" // --allow-private-hosts changes nothing
+	FaultMCPAllowIgnored     Fault = "mcp-allow-ignored"     // the MCP tools ignore allow_private_hosts
 )
 
 // Faults lists every planted fault.
@@ -75,6 +84,9 @@ var Faults = []Fault{
 	// signatures
 	FaultTamperAccepted, FaultTrustKeyIgnored, FaultUnsignedSatisfiesRequire, FaultHexSignatureUnread,
 	FaultNoVerifyIgnored, FaultMCPSignatureUnchecked, FaultNewlineStrict, FaultUnverifiableRefused, FaultEnvelopeKeyIgnored,
+	// network
+	FaultCleartextAllowed, FaultMappedV6Allowed, FaultRedirectsUnbounded, FaultSizeUncapped, FaultGatedRefFetched,
+	FaultAllowPrivateIgnored, FaultMCPAllowIgnored,
 }
 
 // hasFault reports whether f is among faults.

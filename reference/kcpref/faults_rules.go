@@ -49,4 +49,12 @@ var CaughtBy = map[Fault][]string{
 	FaultNewlineStrict:            {"KCP-sig-verify"},
 	FaultUnverifiableRefused:      {"KCP-sig-unverifiable"},
 	FaultEnvelopeKeyIgnored:       {"KCP-sig-encodings"},
+	// network
+	FaultCleartextAllowed:    {"KCP-net-https"},
+	FaultMappedV6Allowed:     {"KCP-net-private"},
+	FaultRedirectsUnbounded:  {"KCP-net-redirects"},
+	FaultSizeUncapped:        {"KCP-net-size"},
+	FaultGatedRefFetched:     {"KCP-net-follow"},
+	FaultAllowPrivateIgnored: {"KCP-net-allow-private"},
+	FaultMCPAllowIgnored:     {"KCP-net-mcp"},
 }

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -167,22 +168,38 @@ func isEd25519Name(s string) bool {
 // manifest's source: a URL stays, a relative path is taken from the
 // manifest's directory.
 func resolveLocation(base, loc string) string {
-	if hasHTTPScheme(loc) || filepath.IsAbs(loc) || base == "" || hasHTTPScheme(base) {
+	if IsRemote(loc) {
+		return loc
+	}
+	if IsRemote(base) {
+		if b, err := url.Parse(base); err == nil {
+			if r, err := b.Parse(loc); err == nil {
+				return r.String()
+			}
+		}
+		return loc
+	}
+	if filepath.IsAbs(loc) || base == "" {
 		return loc
 	}
 	return filepath.Join(filepath.Dir(base), loc)
 }
 
-// readText reads a local file as UTF-8 text, failing with Node's messages
-// for the common errors; an http(s) location is not fetched.
+// ResolveLocation resolves a location a manifest names (a federation
+// ref, a signature, a key) against the manifest's source: a URL stays, a
+// relative reference under a URL is resolved as a link is, a relative path
+// is taken from the manifest's directory.
+func ResolveLocation(base, loc string) string { return resolveLocation(base, loc) }
+
+// readText reads a location as UTF-8 text, failing with Node's messages
+// for the common errors of a local file.
 func readText(loc string, read ReadFunc) (string, error) {
-	if hasHTTPScheme(loc) {
-		return "", errors.New("fetching " + loc + " is not supported by the Go reference")
-	}
 	b, err := read(loc)
 	switch {
 	case err == nil:
 		return toValidText(b), nil
+	case IsRemote(loc):
+		return "", err // the guard's or the server's reason
 	case errors.Is(err, fs.ErrNotExist):
 		return "", errors.New("ENOENT: no such file or directory, open '" + loc + "'")
 	case errors.Is(err, fs.ErrPermission):

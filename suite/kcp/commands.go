@@ -1,6 +1,7 @@
 package kcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -29,6 +30,7 @@ type commandVector struct {
 	Exit        *int              `json:"exit"`
 	Stdout      []string          `json:"stdout"`
 	Expect      map[string]any    `json:"expect"`
+	Server      *LoopbackServer   `json:"server"`
 }
 
 // compileCommand compiles a command vector into one cli check.
@@ -82,12 +84,39 @@ func compileCommand(schemas *schema.Set, raw []byte, file, stem string) (engine.
 	if parse {
 		params["json"] = true
 	}
+	if v.Server != nil {
+		srv, err := serverParam(v.Server, file)
+		if err != nil {
+			return engine.Check{}, err
+		}
+		params["server"] = srv
+	}
 	return engine.Check{
 		ID: "kcp/commands/" + stem, Kind: "command", Title: orName(v.Description, v.Name), Source: file,
 		Rules: v.Rules, Tags: []string{"cli", "commands"},
 		Steps: []engine.Step{{Source: file + "#/expect", Text: strings.Join(v.Args, " "), Op: engine.OpAct, Name: "cli",
 			Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}},
 	}, nil
+}
+
+// serverParam checks a vector's loopback server and turns it into step
+// parameters (JSON data).
+func serverParam(srv *LoopbackServer, file string) (any, error) {
+	if len(srv.Routes) == 0 {
+		return nil, fmt.Errorf("%s: /server/routes is empty: a loopback server answers at least one path", file)
+	}
+	for p, r := range srv.Routes {
+		if !strings.HasPrefix(p, "/") {
+			return nil, fmt.Errorf("%s: /server/routes/%s: a route's path starts with /", file, p)
+		}
+		if r.Status != 0 && (r.Status < 200 || r.Status > 599) {
+			return nil, fmt.Errorf("%s: /server/routes/%s/status %d: not an HTTP status", file, p, r.Status)
+		}
+	}
+	raw, _ := json.Marshal(srv)
+	var data any
+	_ = json.Unmarshal(raw, &data)
+	return data, nil
 }
 
 // deriveCommand rebuilds what a cli step's result holds besides the command's

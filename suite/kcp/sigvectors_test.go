@@ -278,13 +278,13 @@ func (c sigCase) vector() ([]byte, string) {
 
 // marshalVector writes a vector in the order its schema lists the members.
 func marshalVector(v map[string]any) []byte {
-	order := []string{"name", "kind", "rules", "description", "manifest", "files", "args", "exit", "expect", "steps"}
+	order := []string{"name", "kind", "rules", "description", "manifest", "files", "server", "args", "exit", "expect", "steps"}
 	var b bytes.Buffer
 	b.WriteString("{\n")
 	first := true
 	for _, k := range order {
 		val, ok := v[k]
-		if !ok || (k == "files" && len(val.(map[string]string)) == 0) {
+		if files, isFiles := val.(map[string]string); !ok || isFiles && len(files) == 0 {
 			continue
 		}
 		if !first {
@@ -307,7 +307,15 @@ func marshalVector(v map[string]any) []byte {
 func TestSignatureVectorsAreGenerated(t *testing.T) {
 	root := filepath.Join("..", "..", "vectors", "kcp")
 	regen := os.Getenv("SIFU_REGEN_SIG_VECTORS") == "1"
+	type vector interface{ vector() ([]byte, string) }
+	var all []vector
 	for _, c := range append(sigCases(), sigMCPCases()...) {
+		all = append(all, c)
+	}
+	for _, c := range append(netCases(), netMCPCases()...) {
+		all = append(all, c)
+	}
+	for _, c := range all {
 		raw, rel := c.vector()
 		file := filepath.Join(root, rel)
 		if regen {

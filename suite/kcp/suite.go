@@ -38,12 +38,16 @@ func Derived(ex engine.Exchange) map[string]any {
 // Profiles every planner is checked against: the planner, the confidence
 // gate, the plan JSON of a kcp-agent style command line, its other
 // commands (validate, replay, diff, --trace) and exit codes, and its
-// manifest signatures.
-var Profiles = []string{"planner", "assess", "cli", "commands", SignaturesProfile}
+// manifest signatures and its network boundary.
+var Profiles = []string{"planner", "assess", "cli", "commands", SignaturesProfile, NetworkProfile}
 
 // SignaturesProfile is the profile of the checks on manifest signatures,
 // over the command line and the MCP tools.
 const SignaturesProfile = "signatures"
+
+// NetworkProfile is the profile of the checks on the network boundary
+// (the fetch guard and federation), over the command line and MCP.
+const NetworkProfile = "network"
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)

@@ -51,6 +51,8 @@ type CLIRequest struct {
 	// file): unit files validate looks for, a saved plan for replay, two
 	// plans for diff.
 	Files map[string]string `json:"files,omitempty"`
+	// Server, when given, is started for the command (LoopbackServer).
+	Server *LoopbackServer `json:"server,omitempty"`
 }
 
 // CLIResult is what a command line did.
@@ -273,4 +275,63 @@ func (r CLIRequest) Materialize() (dir, manifest string, args []string, err erro
 		args = append(args, place(a, false))
 	}
 	return dir, manifest, args, nil
+}
+
+// LoopbackServer is an HTTP server a check declares (a command or an mcp
+// vector's "server"): the adapter starts it on 127.0.0.1 before the
+// command or call and stops it after. ServerPlaceholder stands for its
+// base URL (http://127.0.0.1:port) in the arguments, the manifest, the
+// files and the routes' bodies and redirects, and is written back in the
+// output.
+type LoopbackServer struct {
+	// Routes are the paths it answers (each starting with /); any other
+	// path is 404.
+	Routes map[string]Route `json:"routes"`
+}
+
+// Route is one path's answer.
+type Route struct {
+	// Status is the status code: 200 by default, 302 with Redirect.
+	Status int `json:"status,omitempty"`
+	// Redirect is the Location header.
+	Redirect string `json:"redirect,omitempty"`
+	// Body is the body's text.
+	Body string `json:"body,omitempty"`
+	// Size, when larger than the body, pads it with YAML comment lines to
+	// this many bytes.
+	Size int64 `json:"size,omitempty"`
+	// Streamed sends the body without a Content-Length (chunked).
+	Streamed bool `json:"streamed,omitempty"`
+}
+
+// ServerPlaceholder stands for a LoopbackServer's base URL.
+const ServerPlaceholder = "<server>"
+
+// WithServer is the request with base in place of ServerPlaceholder in its
+// manifest, files and arguments.
+func (r CLIRequest) WithServer(base string) CLIRequest {
+	if base == "" {
+		return r
+	}
+	r.Manifest = strings.ReplaceAll(r.Manifest, ServerPlaceholder, base)
+	args := make([]string, len(r.Args))
+	for i, a := range r.Args {
+		args[i] = strings.ReplaceAll(a, ServerPlaceholder, base)
+	}
+	r.Args = args
+	files := make(map[string]string, len(r.Files))
+	for k, v := range r.Files {
+		files[k] = strings.ReplaceAll(v, ServerPlaceholder, base)
+	}
+	r.Files = files
+	return r
+}
+
+// UnplaceServer writes a LoopbackServer's base URL back as
+// ServerPlaceholder (JSON-escaped too).
+func UnplaceServer(out, base string) string {
+	if base == "" {
+		return out
+	}
+	return unplace(out, base, ServerPlaceholder)
 }

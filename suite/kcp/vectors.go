@@ -278,6 +278,7 @@ type mcpVector struct {
 	Rules       []string          `json:"rules"`
 	Files       map[string]string `json:"files"`
 	Steps       []mcpStep         `json:"steps"`
+	Server      *LoopbackServer   `json:"server"`
 }
 
 type mcpStep struct {
@@ -335,6 +336,13 @@ func compileMCP(raw []byte, file, stem string) (engine.Check, error) {
 					fm[k] = t
 				}
 				params["files"] = fm
+			}
+			if v.Server != nil {
+				srv, err := serverParam(v.Server, file)
+				if err != nil {
+					return engine.Check{}, err
+				}
+				params["server"] = srv
 			}
 			step.Name, step.Text, step.Params = "mcp_call", "tools/call "+s.Call, engine.Normalize(params).(map[string]any)
 		}

@@ -306,7 +306,7 @@ func (c CLI) trace(inv kcpref.PlanInvocation, m kcpref.Manifest) int {
 // not be fetched: the Go reference reads no network. Each manifest is
 // planned with the same options (a money budget is not shared across the
 // walk, as kcp-agent shares it).
-func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, rootSig *kcpref.SignatureResult) int {
+func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, rootSig *kcpref.SignatureResult, guard kcpref.FetchGuard) int {
 	visited := map[string]bool{filepath.Clean(m.Source): true}
 	nodes := 1
 	var node func(loc string, m kcpref.Manifest, sig *kcpref.SignatureResult, depth int) kcpref.TreeNode
@@ -317,13 +317,12 @@ func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, rootSig *kcpre
 			skip := func(reason string) {
 				n.NotFollowed = append(n.NotFollowed, kcpref.NotFollowed{ID: f.ID, URL: f.URL, Reason: reason})
 			}
-			child := f.URL
-			if !strings.Contains(child, "://") {
-				child = filepath.Join(filepath.Dir(loc), filepath.FromSlash(f.URL))
-			}
+			child := kcpref.ResolveLocation(loc, f.URL)
 			switch {
 			case !f.Selected:
 				skip(f.Reason)
+			case f.CredentialNeeded != "" && !kcpref.HasFault(c.Faults, kcpref.FaultGatedRefFetched):
+				skip("needs " + f.CredentialNeeded + " before fetch")
 			case depth >= inv.MaxDepth:
 				skip(kcpref.BeyondMaxDepth(inv.MaxDepth))
 			case visited[filepath.Clean(child)]:
@@ -333,13 +332,13 @@ func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, rootSig *kcpre
 			default:
 				visited[filepath.Clean(child)] = true
 				nodes++
-				cm, craw, bad := readManifest(child)
+				cm, craw, bad := readLocation(child, guard)
 				if bad != nil {
 					n.Children = append(n.Children, kcpref.TreeNode{RefID: f.ID, Location: child, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{},
 						Error: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")})
 					continue
 				}
-				csig, refusal := kcpref.CheckSignature(craw, cm, inv.Signature, os.ReadFile)
+				csig, refusal := kcpref.CheckSignature(craw, cm, inv.Signature, reader(guard))
 				if refusal != "" {
 					// A child whose signature fails is an error node: its
 					// subtree is not planned, the parent is.

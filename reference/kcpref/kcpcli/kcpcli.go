@@ -6,11 +6,11 @@
 package kcpcli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sifu-dev/sifu/reference/kcpref"
@@ -129,8 +129,24 @@ func (f *readFailure) finding() string {
 // It returns the manifest (its Source the file read) and its text, or why
 // it could not.
 func readManifest(loc string) (kcpref.Manifest, []byte, *readFailure) {
-	if strings.Contains(loc, "://") {
-		return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: fmt.Errorf("remote manifests are not fetched by sifu")}
+	return readLocation(loc, kcpref.FetchGuard{})
+}
+
+// readLocation is readManifest for a location that may be an http(s) URL,
+// read through the guard; the manifest's Source is then the URL its bytes
+// came from, after redirects.
+func readLocation(loc string, g kcpref.FetchGuard) (kcpref.Manifest, []byte, *readFailure) {
+	if kcpref.IsRemote(loc) {
+		text, final, err := kcpref.GuardedFetch(context.Background(), loc, g)
+		if err != nil {
+			return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: err}
+		}
+		m, err := kcpref.ParseManifest([]byte(text))
+		if err != nil {
+			return kcpref.Manifest{}, nil, &readFailure{loc: final, parse: true, err: err}
+		}
+		m.Source = final
+		return m, []byte(text), nil
 	}
 	path := loc
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -171,12 +187,13 @@ func (c CLI) Plan(args []string) int {
 		fmt.Fprintln(c.Stdout, c.usage())
 		return kcpref.ExitOK
 	}
-	m, raw, bad := readManifest(inv.Manifest)
+	guard := kcpref.FetchGuard{AllowPrivate: inv.AllowPrivateHosts && !kcpref.HasFault(c.Faults, kcpref.FaultAllowPrivateIgnored), Faults: c.Faults}
+	m, raw, bad := readLocation(inv.Manifest, guard)
 	if bad != nil {
 		return c.fail(kcpref.ExitFailure, bad.line())
 	}
 	inv.Signature.Faults = c.Faults
-	sig, refusal := kcpref.CheckSignature(raw, m, inv.Signature, os.ReadFile)
+	sig, refusal := kcpref.CheckSignature(raw, m, inv.Signature, reader(guard))
 	if refusal != "" {
 		return c.fail(kcpref.ExitFailure, fmt.Sprintf("kcp-agent: %s: %s", m.Source, refusal))
 	}
@@ -188,7 +205,7 @@ func (c CLI) Plan(args []string) int {
 		return c.trace(inv, m)
 	}
 	if inv.Follow {
-		return c.follow(inv, m, sig)
+		return c.follow(inv, m, sig, guard)
 	}
 	p := kcpref.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
@@ -213,4 +230,16 @@ func (c CLI) Plan(args []string) int {
 		fmt.Fprintf(c.Stdout, "  warning: %s\n", w)
 	}
 	return kcpref.ExitOK
+}
+
+// reader reads a signature or key location: a URL through the guard, a
+// path from the file system.
+func reader(g kcpref.FetchGuard) kcpref.ReadFunc {
+	return func(loc string) ([]byte, error) {
+		if kcpref.IsRemote(loc) {
+			text, _, err := kcpref.GuardedFetch(context.Background(), loc, g)
+			return []byte(text), err
+		}
+		return os.ReadFile(loc)
+	}
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -215,10 +213,8 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 	switch name {
 	case "kcp_validate":
 		loc := args["manifest"].(string)
-		if err := fetchGuard(loc, false); err != nil {
-			return nil, err
-		}
-		m, raw, bad := readManifest(loc)
+		allow := c.allowPrivate(args)
+		m, raw, bad := readLocation(loc, kcpref.FetchGuard{AllowPrivate: allow, Faults: c.Faults})
 		if bad != nil {
 			return nil, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 		}
@@ -253,10 +249,7 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 // flags.
 func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
 	loc := args["manifest"].(string)
-	allow, _ := args["allow_private_hosts"].(bool)
-	if err := fetchGuard(loc, allow); err != nil {
-		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, err
-	}
+	allow := c.allowPrivate(args)
 	if f, _ := args["follow"].(bool); f {
 		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, fmt.Errorf("follow: sifu's reference plans one local manifest and walks no federation refs")
 	}
@@ -280,16 +273,18 @@ func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifes
 	if s, _ := args["strict"].(bool); s {
 		flags = append(flags, "--strict")
 	}
-	return c.planFlags(flags, loc)
+	return c.planFlags(flags, loc, kcpref.FetchGuard{AllowPrivate: allow, Faults: c.Faults})
 }
 
-func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
+// planFlags plans with the flags, reading the manifest through the guard
+// (on for MCP callers unless allow_private_hosts).
+func (c CLI) planFlags(flags []string, loc string, guard kcpref.FetchGuard) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
 	var none kcpref.AgentPlan
 	inv, err := kcpref.ParsePlanArgs(flags)
 	if err != nil && inv.Task != "" {
 		return none, kcpref.Manifest{}, "", kcpref.SignatureResult{}, inv.Options, err
 	}
-	m, raw, bad := readManifest(loc)
+	m, raw, bad := readLocation(loc, guard)
 	if bad != nil {
 		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 	}
@@ -299,7 +294,7 @@ func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Man
 	if kcpref.HasFault(c.Faults, kcpref.FaultMCPSignatureUnchecked) {
 		policy.NoVerify = true
 	}
-	verdict, refusal := kcpref.CheckSignature(raw, m, policy, os.ReadFile)
+	verdict, refusal := kcpref.CheckSignature(raw, m, policy, reader(guard))
 	sig := kcpref.SignatureResult{Status: kcpref.SignatureUnsigned, Detail: "manifest declares no signature"}
 	if verdict != nil {
 		sig = *verdict
@@ -316,36 +311,6 @@ func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Man
 	}
 	inv.Options.Faults = c.Faults
 	return kcpref.Plan(inv.Task, m, inv.Options), m, loc, sig, inv.Options, nil
-}
-
-// fetchGuard refuses a manifest URL whose host is loopback, private or
-// link-local unless allowed, as kcp-agent does for MCP callers; a URL it
-// lets through is still not fetched: the reference reads local files only.
-func fetchGuard(loc string, allow bool) error {
-	if !strings.Contains(loc, "://") {
-		return nil
-	}
-	u, err := url.Parse(loc)
-	if err != nil {
-		return fmt.Errorf("%s: fetch failed: %v", loc, err)
-	}
-	host := u.Hostname()
-	if !allow {
-		ips := []net.IP{net.ParseIP(host)}
-		if ips[0] == nil {
-			if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-				ips = []net.IP{net.IPv4(127, 0, 0, 1)}
-			} else {
-				ips = nil
-			}
-		}
-		for _, ip := range ips {
-			if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() {
-				return fmt.Errorf("%s: fetch failed: refused private/loopback/link-local address %s for '%s' (pass --allow-private-hosts to permit local and internal manifests)", loc, ip, host)
-			}
-		}
-	}
-	return fmt.Errorf("%s: fetch failed: remote manifests are not fetched by sifu", loc)
 }
 
 // replay cross-examines a plan artifact (a plan tree or a plan, as an
@@ -370,3 +335,10 @@ func (c CLI) replay(artifact any) ([]byte, error) {
 }
 
 var errUnrecognized = fmt.Errorf("unrecognized artifact — expected the JSON of a plan or a plan tree, as kcp_plan returns it")
+
+// allowPrivate is a call's allow_private_hosts: the fetch guard stays on
+// for MCP callers unless it is true.
+func (c CLI) allowPrivate(args map[string]any) bool {
+	allow, _ := args["allow_private_hosts"].(bool)
+	return allow && !kcpref.HasFault(c.Faults, kcpref.FaultMCPAllowIgnored)
+}
