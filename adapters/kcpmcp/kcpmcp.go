@@ -135,7 +135,9 @@ func (s *Server) Hello(context.Context) (kcp.Hello, error) {
 
 // Profiles are what an MCP planner is checked for: the planner corpus
 // (through kcp_plan) and the MCP surface.
-func Profiles() []string { return []string{"planner", kcp.MCPProfile, kcp.SignaturesProfile, kcp.NetworkProfile} }
+func Profiles() []string {
+	return []string{"planner", kcp.MCPProfile, kcp.SignaturesProfile, kcp.NetworkProfile}
+}
 
 // ListTools returns the tools the probe listed.
 func (s *Server) ListTools(ctx context.Context) ([]any, error) {
