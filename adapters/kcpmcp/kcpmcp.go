@@ -134,7 +134,8 @@ func (s *Server) Hello(context.Context) (kcp.Hello, error) {
 }
 
 // Profiles are what an MCP planner is checked for: the planner corpus
-// (through kcp_plan) and the MCP surface.
+// (through kcp_plan), the MCP surface, and signatures and the network
+// guard over the tools.
 func Profiles() []string {
 	return []string{"planner", kcp.MCPProfile, kcp.SignaturesProfile, kcp.NetworkProfile}
 }
