@@ -198,6 +198,27 @@ func netCases() []netVector {
 			args: fetchArgs("<server>/hub.yaml", "--allow-private-hosts", "--follow", "--max-nodes", "2"), exit: 0,
 			expect: map[string]any{"/json/children": map[string]any{"$len": 1},
 				"/json/notFollowed": []any{map[string]any{"id": "b", "url": "b.yaml", "reason": "beyond max nodes 2 (fan-out cap)"}}}},
+		{name: "net-validate-served", rules: []string{"KCP-net-allow-private"},
+			description: "validate reads a served manifest with --allow-private-hosts; a remote manifest's unit paths are not looked for on disk",
+			server:      served, args: []string{"validate", "<server>/knowledge.yaml", "--json", "--allow-private-hosts", "--as-of", netAsOf}, exit: 0,
+			expect: map[string]any{"/json/source": "<server>/knowledge.yaml", "/json/ok": true,
+				"/json/findings": []any{map[string]any{"level": "warning", "where": "unit 'deploy-guide'", "message": "no 'audience' — declare who this unit serves (e.g. [agent, human])"}}}},
+		{name: "net-validate-refused", rules: []string{"KCP-net-private"},
+			description: "validate of a manifest URL on a private address: one error finding, the guard's refusal, exit 1",
+			args:        []string{"validate", "https://10.9.9.9/knowledge.yaml", "--json"}, exit: 1,
+			expect: map[string]any{"/json/ok": false, "/json/findings": []any{map[string]any{"level": "error", "where": "manifest",
+				"message": "refused private/loopback/link-local address 10.9.9.9 for '10.9.9.9'" + guardHint}}}},
+		{name: "net-replay-served", rules: []string{"KCP-net-allow-private"},
+			description: "replay re-fetches a saved plan's served manifest through the guard: with --allow-private-hosts it is identical",
+			server:      served, files: map[string]string{"plan.json": servedPlan},
+			args: []string{"replay", "<dir>/plan.json", "--json", "--allow-private-hosts"}, exit: 0,
+			expect: map[string]any{"/json/ok": true, "/json/checks/0/source": "<server>/knowledge.yaml", "/json/checks/0/status": "identical"}},
+		{name: "net-replay-refused", rules: []string{"KCP-net-private"},
+			description: "replay of the same saved plan without --allow-private-hosts: the re-fetch is refused, the check is an error, exit 1",
+			server:      served, files: map[string]string{"plan.json": servedPlan},
+			args: []string{"replay", "<dir>/plan.json", "--json"}, exit: 1,
+			expect: map[string]any{"/json/ok": false, "/json/checks/0/status": "error",
+				"/json/checks/0/detail": "fetch failed: refused private/loopback/link-local address 127.0.0.1 for '127.0.0.1'" + guardHint}},
 		{name: "net-signature-over-url", rules: []string{"KCP-net-allow-private", "KCP-sig-verify"},
 			description: "a served manifest's relative signature and key locations are resolved against its URL and read through the guard: verified",
 			server: map[string]any{"/knowledge.yaml": map[string]any{"body": signed},
@@ -207,6 +228,75 @@ func netCases() []netVector {
 			expect: map[string]any{"/json/signature": map[string]any{"status": "verified", "detail": "ed25519 signature verified (declared key)"}}},
 	}
 }
+
+// servedPlan is `plan --json` of plainUnits served at <server>/knowledge.yaml
+// (as sifu-kcp and kcp-agent 0.27.0 both print it), for replay.
+const servedPlan = `{
+  "task": "deploy",
+  "manifest": {
+    "project": "served",
+    "version": "1.0.0",
+    "kcpVersion": "0.32",
+    "source": "<server>/knowledge.yaml",
+    "sha256": "628e5d6240d8a9fef6ceaa2f811946cdeeafcb4d6a89862e6cee89fa67c8f60d"
+  },
+  "trust": {
+    "requiresAttestation": false,
+    "agentCanAttest": true,
+    "note": "no manifest-level attestation requirement"
+  },
+  "asOf": "2026-07-06",
+  "options": {
+    "capabilities": {
+      "role": "agent",
+      "paymentMethods": [
+        "free"
+      ],
+      "credentials": []
+    },
+    "maxUnits": 5,
+    "strict": false
+  },
+  "selected": [
+    {
+      "id": "deploy-guide",
+      "path": "deploy.md",
+      "intent": "How to deploy to production",
+      "score": 9,
+      "reasons": [
+        "intent matches 1 term(s)",
+        "triggers match 1 term(s)",
+        "id/path matches 1 term(s)"
+      ],
+      "payment": {
+        "method": "free",
+        "affordable": true
+      },
+      "requiresAttestation": false,
+      "loadEligible": true
+    }
+  ],
+  "skipped": [],
+  "federation": [],
+  "budget": {
+    "rateTier": "default",
+    "perRequestCosts": [],
+    "note": "all selected units are free to load at the resolved tier."
+  },
+  "context": {
+    "approximate": false,
+    "unmeasured": 1,
+    "note": "no context budget set."
+  },
+  "warnings": [],
+  "signature": {
+    "status": "unsigned",
+    "detail": "manifest declares no signature"
+  },
+  "schemaVersion": 1,
+  "kind": "plan"
+}
+`
 
 // netMCPCases check the guard over MCP, where it is on by default.
 func netMCPCases() []netVector {

@@ -3,6 +3,7 @@ package kcpcli
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,7 +16,10 @@ import (
 type commandArgs struct {
 	positionals []string
 	json, help  bool
-	values      map[string]string
+	// allowPrivate is --allow-private-hosts (validate and replay read
+	// remote manifests through the fetch guard).
+	allowPrivate bool
+	values       map[string]string
 }
 
 // parseCommandArgs reads args the way kcp-agent's parser does for these
@@ -31,6 +35,8 @@ func parseCommandArgs(args []string, valueFlags ...string) (commandArgs, error) 
 			a.help = true
 		case arg == "--json":
 			a.json = true
+		case arg == "--allow-private-hosts":
+			a.allowPrivate = true
 		case strings.HasPrefix(arg, "--") && contains(valueFlags, name):
 			if !hasValue {
 				if i+1 >= len(args) {
@@ -93,12 +99,10 @@ func (c CLI) Validate(args []string) int {
 		asOf = kcpref.DefaultAsOf(c.now())
 	}
 	var v kcpref.Validation
-	if m, raw, bad := readManifest(loc); bad != nil {
+	if m, raw, bad := readLocation(loc, c.guard(a.allowPrivate)); bad != nil {
 		v = kcpref.Unread(loc, bad.finding())
 	} else {
-		// Unit paths are relative to the manifest file read, which for a
-		// directory is the knowledge.yaml inside it.
-		v = kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: asOf, Raw: raw, Files: os.DirFS(filepath.Dir(m.Source))})
+		v = kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: asOf, Raw: raw, Files: unitFiles(m.Source)})
 	}
 	code := v.ExitCode()
 	if kcpref.HasFault(c.Faults, kcpref.FaultValidateExitsZero) {
@@ -169,7 +173,7 @@ func (c CLI) Replay(args []string) int {
 	}
 	var checks []kcpref.ReplayCheck
 	for _, saved := range plans {
-		checks = append(checks, c.replayOne(saved))
+		checks = append(checks, c.replayOne(saved, c.guard(a.allowPrivate)))
 	}
 	r := kcpref.Replay{Artifact: artifact, Checks: checks}
 	if a.json {
@@ -193,14 +197,14 @@ func (c CLI) Replay(args []string) int {
 }
 
 // replayOne replays one saved plan against its manifest as it is now.
-func (c CLI) replayOne(saved map[string]any) kcpref.ReplayCheck {
+func (c CLI) replayOne(saved map[string]any, guard kcpref.FetchGuard) kcpref.ReplayCheck {
 	source, project := kcpref.SavedSource(saved)
-	m, raw, bad := readManifest(source)
+	m, raw, bad := readLocation(source, guard)
 	if bad != nil {
 		return kcpref.ReplayCheck{Source: source, Project: project, Status: kcpref.ReplayError, Detail: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")}
 	}
 	m.Source = source
-	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, reader(guard))
 	return kcpref.ReplayPlan(saved, m, sig, c.Faults)
 }
 
@@ -375,4 +379,20 @@ func (c CLI) follow(inv kcpref.PlanInvocation, m kcpref.Manifest, rootSig *kcpre
 	}
 	print(root, "")
 	return kcpref.ExitOK
+}
+
+// guard is the fetch guard of a command: the default, or with
+// --allow-private-hosts.
+func (c CLI) guard(allowPrivate bool) kcpref.FetchGuard {
+	return kcpref.FetchGuard{AllowPrivate: allowPrivate && !kcpref.HasFault(c.Faults, kcpref.FaultAllowPrivateIgnored), Faults: c.Faults}
+}
+
+// unitFiles is where validate looks for unit paths: the directory of the
+// manifest file read (for a directory, of the knowledge.yaml inside it);
+// nowhere for a remote manifest, whose paths are not fetched.
+func unitFiles(source string) fs.FS {
+	if kcpref.IsRemote(source) {
+		return nil
+	}
+	return os.DirFS(filepath.Dir(source))
 }

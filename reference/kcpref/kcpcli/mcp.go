@@ -219,10 +219,10 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 			return nil, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 		}
 		// As the validate command: unit paths are relative to the file read.
-		v := kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: kcpref.DefaultAsOf(c.now()), Raw: raw, Files: os.DirFS(filepath.Dir(m.Source))})
+		v := kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: kcpref.DefaultAsOf(c.now()), Raw: raw, Files: unitFiles(m.Source)})
 		return kcpref.ValidationReportJSON(v), nil
 	case "kcp_replay":
-		return c.replay(args["artifact"])
+		return c.replay(args["artifact"], kcpref.FetchGuard{AllowPrivate: c.allowPrivate(args), Faults: c.Faults})
 	}
 	p, m, loc, sig, opts, err := c.planFromArgs(args)
 	if err != nil {
@@ -315,7 +315,7 @@ func (c CLI) planFlags(flags []string, loc string, guard kcpref.FetchGuard) (kcp
 
 // replay cross-examines a plan artifact (a plan tree or a plan, as an
 // object or as its text) as the replay command does (replayOne).
-func (c CLI) replay(artifact any) ([]byte, error) {
+func (c CLI) replay(artifact any, guard kcpref.FetchGuard) ([]byte, error) {
 	if s, ok := artifact.(string); ok {
 		var v any
 		if json.Unmarshal([]byte(s), &v) != nil {
@@ -329,7 +329,7 @@ func (c CLI) replay(artifact any) ([]byte, error) {
 	}
 	r := kcpref.Replay{Artifact: "mcp:artifact"}
 	for _, saved := range plans {
-		r.Checks = append(r.Checks, c.replayOne(saved))
+		r.Checks = append(r.Checks, c.replayOne(saved, guard))
 	}
 	return bytes.TrimSuffix(kcpref.ReplayJSON(r), []byte("\n")), nil
 }
