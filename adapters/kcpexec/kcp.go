@@ -298,7 +298,8 @@ func (p Planner) run(ctx context.Context, req kcp.CLIRequest) (res kcp.CLIResult
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	ended = cmd.Run()
-	res = kcp.CLIResult{Stdout: kcp.UnplaceServer(kcp.Unplace(stdout.String(), dir, manifest), base),
+	requests := stop()
+	res = kcp.CLIResult{Requests: requests, Stdout: kcp.UnplaceServer(kcp.Unplace(stdout.String(), dir, manifest), base),
 		Stderr: kcp.UnplaceServer(kcp.Unplace(stderr.String(), dir, manifest), base)}
 	return res, ended, nil
 }

@@ -67,7 +67,8 @@ func (k Reference) RunCLI(_ context.Context, req kcp.CLIRequest) (kcp.CLIResult,
 	var stdout, stderr bytes.Buffer
 	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
 	code := cli.Main(args)
-	return kcp.CLIResult{Exit: code, Stdout: kcp.UnplaceServer(kcp.Unplace(stdout.String(), dir, file), base),
+	requests := stop()
+	return kcp.CLIResult{Exit: code, Requests: requests, Stdout: kcp.UnplaceServer(kcp.Unplace(stdout.String(), dir, file), base),
 		Stderr: kcp.UnplaceServer(kcp.Unplace(stderr.String(), dir, file), base)}, nil
 }
 

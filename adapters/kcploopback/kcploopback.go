@@ -9,28 +9,42 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
 // Start serves spec on 127.0.0.1 (a port the system picks) and returns its
-// base URL and how to stop it; a nil spec starts nothing ("" and a no-op).
-func Start(spec *kcp.LoopbackServer) (base string, stop func(), err error) {
+// base URL and how to stop it, which gives the paths requested, in order
+// (with their query); a nil spec starts nothing ("", a no-op).
+func Start(spec *kcp.LoopbackServer) (base string, stop func() []string, err error) {
 	if spec == nil {
-		return "", func() {}, nil
+		return "", func() []string { return nil }, nil
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, fmt.Errorf("the check's loopback server: %w", err)
 	}
 	base = "http://" + ln.Addr().String()
-	srv := &http.Server{Handler: handler(spec, base)}
+	var mu sync.Mutex
+	requests := []string{}
+	srv := &http.Server{Handler: handler(spec, base, func(path string) {
+		mu.Lock()
+		requests = append(requests, path)
+		mu.Unlock()
+	})}
 	go srv.Serve(ln)
-	return base, func() { srv.Close() }, nil
+	return base, func() []string {
+		srv.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		return requests
+	}, nil
 }
 
-func handler(spec *kcp.LoopbackServer, base string) http.Handler {
+func handler(spec *kcp.LoopbackServer, base string, seen func(string)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		seen(r.URL.RequestURI())
 		route, ok := spec.Routes[r.URL.Path]
 		if !ok {
 			http.NotFound(w, r)

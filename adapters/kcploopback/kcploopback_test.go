@@ -3,6 +3,7 @@ package kcploopback
 import (
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/sifu-dev/sifu/suite/kcp"
@@ -42,5 +43,8 @@ func TestServesTheRoutes(t *testing.T) {
 	}
 	if res, _ := get("/other"); res.StatusCode != http.StatusNotFound {
 		t.Errorf("/other: %d", res.StatusCode)
+	}
+	if got := strings.Join(stop(), " "); got != "/padded /streamed /hop /other" {
+		t.Errorf("requests %q", got)
 	}
 }

@@ -18,7 +18,8 @@ const CommandSchema = "kcp-command.schema.json"
 // commandVector is a command vector (sifu's format, kind "command"): one
 // kcp-agent command line over a manifest and the files beside it, judged by
 // its exit code, its whole output (stdout) and pointers into what it did
-// (expect: /exit, /stdout/N, /stderr, /json/… into the output read as JSON).
+// (expect: /exit, /stdout/N, /stderr, /json/… into the output read as JSON,
+// /requests: the paths its loopback server was asked for).
 type commandVector struct {
 	Name        string            `json:"name"`
 	Kind        string            `json:"kind"`
@@ -67,8 +68,11 @@ func compileCommand(schemas *schema.Set, raw []byte, file, stem string) (engine.
 	parse := false
 	for _, ptr := range slices.Sorted(maps.Keys(v.Expect)) {
 		top, _, _ := strings.Cut(strings.TrimPrefix(ptr, "/"), "/")
-		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json"}, top) {
-			return engine.Check{}, fmt.Errorf("%s: /expect/%s: a pointer starts with /exit, /stdout, /stderr or /json", file, ptr)
+		if !strings.HasPrefix(ptr, "/") || !slices.Contains([]string{"exit", "stdout", "stderr", "json", "requests"}, top) {
+			return engine.Check{}, fmt.Errorf("%s: /expect/%s: a pointer starts with /exit, /stdout, /stderr, /json or /requests", file, ptr)
+		}
+		if top == "requests" && v.Server == nil {
+			return engine.Check{}, fmt.Errorf("%s: /expect/%s: /requests are the paths the vector's server was asked for; the vector declares no server", file, ptr)
 		}
 		parse = parse || top == "json"
 		match = append(match, engine.Match{Pointer: "/result" + ptr, Matcher: engine.Normalize(v.Expect[ptr])})

@@ -51,7 +51,8 @@ type CLIRequest struct {
 	// file): unit files validate looks for, a saved plan for replay, two
 	// plans for diff.
 	Files map[string]string `json:"files,omitempty"`
-	// Server, when given, is started for the command (LoopbackServer).
+	// Server, when given, is started for the command (LoopbackServer);
+	// the result then has the paths it was asked for (/requests).
 	Server *LoopbackServer `json:"server,omitempty"`
 }
 
@@ -60,6 +61,9 @@ type CLIResult struct {
 	Exit   int
 	Stdout string
 	Stderr string
+	// Requests are the paths the request's LoopbackServer was asked for,
+	// in order (nil without a server).
+	Requests []string
 }
 
 // ManifestPlaceholder stands for the manifest file in CLIRequest.Args and
@@ -152,6 +156,13 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		var res CLIResult
 		if res, err = cl.RunCLI(ctx, req); err == nil {
 			result = map[string]any{"exit": float64(res.Exit), "stdout": Lines(res.Stdout), "stderr": res.Stderr}
+			if req.Server != nil {
+				requests := make([]any, len(res.Requests))
+				for i, r := range res.Requests {
+					requests[i] = r
+				}
+				result["requests"] = requests
+			}
 			if parse, _ := step.Params["json"].(bool); parse {
 				result["json"] = parsedJSON(res.Stdout)
 			}
