@@ -131,12 +131,7 @@ func addrText(ip net.IP, host string) string {
 func GuardedFetch(ctx context.Context, raw string, g FetchGuard) (text, final string, err error) {
 	ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	if len(g.Faults) > 0 {
-		// A planted fault may let the guard pass an address it must
-		// refuse; a mutant still never leaves the machine.
-		client.Transport = &http.Transport{DialContext: loopbackOnly}
-	}
+	client := &http.Client{Transport: FaultedTransport(g.Faults), CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	limit := MaxRedirects
 	if hasFault(g.Faults, FaultRedirectsUnbounded) {
 		limit = 50
@@ -197,6 +192,17 @@ func readCapped(res *http.Response, href string, g FetchGuard) (string, error) {
 		return "", fmt.Errorf("response too large: exceeded cap %d bytes while reading %s", max, href)
 	}
 	return toValidText(body), nil
+}
+
+// FaultedTransport is the transport of every fetch of a reference with
+// faults planted: it dials only loopback, since a planted fault may let a
+// guard pass an address it must refuse and a mutant must still never
+// leave the machine. Without faults it is nil (http.DefaultTransport).
+func FaultedTransport(faults []Fault) http.RoundTripper {
+	if len(faults) == 0 {
+		return nil
+	}
+	return &http.Transport{DialContext: loopbackOnly}
 }
 
 // loopbackOnly dials only loopback addresses: the transport of a reference
