@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sifu-dev/sifu/adapters/kcploopback"
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/proc"
 	"github.com/sifu-dev/sifu/suite/kcp"
@@ -133,8 +134,11 @@ func (s *Server) Hello(context.Context) (kcp.Hello, error) {
 }
 
 // Profiles are what an MCP planner is checked for: the planner corpus
-// (through kcp_plan) and the MCP surface.
-func Profiles() []string { return []string{"planner", kcp.MCPProfile} }
+// (through kcp_plan), the MCP surface, and signatures and the network
+// guard over the tools.
+func Profiles() []string {
+	return []string{"planner", kcp.MCPProfile, kcp.SignaturesProfile, kcp.NetworkProfile}
+}
 
 // ListTools returns the tools the probe listed.
 func (s *Server) ListTools(ctx context.Context) ([]any, error) {
@@ -161,7 +165,12 @@ func (s *Server) listTools(ctx context.Context) ([]any, error) {
 // CallTool writes the call's files, calls the tool and returns its result
 // as JSON data with the directory written back as kcp.DirPlaceholder.
 func (s *Server) CallTool(ctx context.Context, call kcp.ToolCall) (map[string]any, error) {
-	dir, args, err := call.Materialize()
+	base, stop, err := kcploopback.Start(call.Server)
+	if err != nil {
+		return nil, err
+	}
+	defer stop()
+	dir, args, err := call.WithServer(base).Materialize()
 	if err != nil {
 		return nil, err
 	}
@@ -182,7 +191,7 @@ func (s *Server) CallTool(ctx context.Context, call kcp.ToolCall) (map[string]an
 	if err != nil {
 		return nil, err
 	}
-	m, _ := kcp.UnplaceDir(data, dir).(map[string]any)
+	m, _ := kcp.UnplaceServerIn(kcp.UnplaceDir(data, dir), base).(map[string]any)
 	return m, nil
 }
 

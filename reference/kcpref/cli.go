@@ -34,6 +34,11 @@ type PlanInvocation struct {
 	// in all (64).
 	Follow             bool
 	MaxDepth, MaxNodes int
+	// Signature is --no-verify, --require-signature and --trust-key.
+	Signature SignaturePolicy
+	// AllowPrivateHosts (--allow-private-hosts) lets remote reads reach
+	// loopback, private and link-local hosts and http://.
+	AllowPrivateHosts bool
 	// Options maps the planner flags. AsOf stays "" without --as-of
 	// (AsOfGiven false); the caller fills it from its clock with
 	// DefaultAsOf.
@@ -74,26 +79,23 @@ func (e *UsageError) ExitCode() int { return ExitUsage }
 //	--follow                walk the selected local federation refs (TreeJSON)
 //	--max-depth <n>         hops to follow, 1 (implies --follow)
 //	--max-nodes <n>         manifests read in all, 64
+//	--no-verify             no signature check (the JSON has no signature)
+//	--require-signature     refuse a manifest whose signature is not verified
+//	--trust-key <loc>       the only key a signature is checked with
+//	--allow-private-hosts   remote reads may reach loopback, private hosts and http://
 //	--help, -h              usage, exit 0
 func planValueFlag(name string) bool {
 	switch name {
 	case "task", "manifest", "env", "as-of", "max-units", "role", "methods", "credentials", "attest",
-		"budget", "currency", "context-budget", "correlation-id", "max-depth", "max-nodes", "memory":
+		"budget", "currency", "context-budget", "correlation-id", "max-depth", "max-nodes", "memory", "trust-key":
 		return true
 	}
 	return false
 }
 
 func planBoolFlag(name string) bool {
-	return name == "strict" || name == "json" || name == "help" || name == "trace" || name == "follow"
-}
-
-// unsupportedPlanFlag reports kcp-agent flags that need the network,
-// signatures or episodic memory, which this package does not implement.
-func unsupportedPlanFlag(name string) bool {
 	switch name {
-	case "allow-private-hosts", "no-verify",
-		"require-signature", "trust-key":
+	case "strict", "json", "help", "trace", "follow", "no-verify", "require-signature", "allow-private-hosts":
 		return true
 	}
 	return false
@@ -137,8 +139,6 @@ func planValues(args []string) (values map[string]string, positionals []string, 
 		}
 		name := arg[2:]
 		switch {
-		case unsupportedPlanFlag(name):
-			return values, positionals, help, &UsageError{Msg: fmt.Sprintf("Unsupported option: --%s (the Go reference does not implement it)", name)}
 		case planBoolFlag(name):
 			values[name] = "true"
 		case planValueFlag(name):
@@ -171,6 +171,8 @@ func planInvocation(inv PlanInvocation, values map[string]string, positionals []
 	inv.Manifest = values["manifest"]
 	inv.CorrelationID = values["correlation-id"]
 	inv.Memory = values["memory"]
+	inv.AllowPrivateHosts = values["allow-private-hosts"] == "true"
+	inv.Signature = SignaturePolicy{NoVerify: values["no-verify"] == "true", Require: values["require-signature"] == "true", TrustedKey: values["trust-key"]}
 	inv.Task = strings.Join(positionals, " ")
 	if t, ok := values["task"]; ok {
 		inv.Task = t

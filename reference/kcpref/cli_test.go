@@ -86,7 +86,6 @@ func TestParsePlanArgsErrors(t *testing.T) {
 		{[]string{"--task", "t", "--manifest", "m", "--x"}, "Unknown option: --x"},
 		{[]string{"--task", "t", "--manifest=m"}, "Unknown option: --manifest=m"},
 		{[]string{"--manifest", "m", "--task"}, "Missing task."}, // a flag at the end has no value
-		{[]string{"--task", "t", "--manifest", "m", "--no-verify"}, "Unsupported option: --no-verify (the Go reference does not implement it)"},
 	}
 	for _, tt := range tests {
 		_, err := ParsePlanArgs(tt.args)
@@ -103,6 +102,17 @@ func TestParsePlanArgsErrors(t *testing.T) {
 	inv, err := ParsePlanArgs([]string{"-v", "x", "--manifest", "m", "--env", "--strict", "--as-of", ""})
 	if err != nil || inv.Task != "-v x" || inv.Options.Env == nil || *inv.Options.Env != "--strict" || inv.Options.Strict || !inv.AsOfGiven || inv.Options.AsOf != "" {
 		t.Errorf("kcp-agent's parsing: %+v %v", inv, err)
+	}
+	// The signature flags: two switches and a value.
+	inv, err = ParsePlanArgs([]string{"--task", "t", "--manifest", "m", "--no-verify", "--require-signature", "--trust-key", "k.pem"})
+	if s := inv.Signature; err != nil || !s.NoVerify || !s.Require || s.TrustedKey != "k.pem" {
+		t.Errorf("signature flags: %+v %v", inv.Signature, err)
+	}
+	// Every kcp-agent plan flag is implemented: --memory and
+	// --allow-private-hosts are read, not refused.
+	inv, err = ParsePlanArgs([]string{"--task", "t", "--manifest", "m", "--memory", "d", "--allow-private-hosts"})
+	if err != nil || inv.Memory != "d" || !inv.AllowPrivateHosts {
+		t.Errorf("memory and network flags: %+v %v", inv, err)
 	}
 	if ExitOK != 0 || ExitFailure != 1 || ExitUsage != 2 {
 		t.Error("exit codes changed")

@@ -49,6 +49,27 @@ const (
 	FaultReplayDriftIgnored Fault = "replay-drift-ignored" // replay reports identical whatever drifted
 	FaultValidateExitsZero  Fault = "validate-exits-zero"  // validate exits 0 on a manifest with errors
 
+	// Faults of signature verification (signatures profile): only the
+	// command and mcp vectors over signed manifests catch them.
+	FaultTamperAccepted           Fault = "tamper-accepted"            // an invalid signature is reported but the manifest is planned
+	FaultTrustKeyIgnored          Fault = "trust-key-ignored"          // --trust-key is ignored: the manifest's own key verifies it
+	FaultUnsignedSatisfiesRequire Fault = "unsigned-satisfies-require" // --require-signature lets an unsigned manifest through
+	FaultHexSignatureUnread       Fault = "hex-signature-unread"       // a hex signature is read as base64
+	FaultNoVerifyIgnored          Fault = "no-verify-ignored"          // --no-verify still verifies (and refuses)
+	FaultMCPSignatureUnchecked    Fault = "mcp-signature-unchecked"    // the MCP tools plan a manifest without verifying it
+	FaultNewlineStrict            Fault = "newline-strict"             // only the exact bytes are tried, not them with one trailing newline
+	FaultUnverifiableRefused      Fault = "unverifiable-refused"       // an unverifiable signature refuses the manifest without --require-signature
+	FaultEnvelopeKeyIgnored       Fault = "envelope-key-ignored"       // the key in a JSON signature envelope is never used
+
+	// Faults of the network boundary (network profile).
+	FaultCleartextAllowed    Fault = "cleartext-allowed"     // http:// is fetched without --allow-private-hosts
+	FaultMappedV6Allowed     Fault = "mapped-v6-allowed"     // an IPv4-mapped IPv6 address is not decoded, so ::ffff:127.0.0.1 passes
+	FaultRedirectsUnbounded  Fault = "redirects-unbounded"   // redirects are followed past the bound
+	FaultSizeUncapped        Fault = "size-uncapped"         // a body over 8 MiB is read whole
+	FaultGatedRefFetched     Fault = "gated-ref-fetched"     // --follow fetches a ref whose credential the agent lacks
+	FaultAllowPrivateIgnored Fault = "allow-private-ignored" // --allow-private-hosts changes nothing
+	FaultMCPAllowIgnored     Fault = "mcp-allow-ignored"     // the MCP tools ignore allow_private_hosts
+
 	// Faults of the HTTP server (kcpcli's serve): only the serve checks
 	// catch them.
 	FaultServeAuthIgnored            Fault = "serve-auth-ignored"             // --api-key is never asked for
@@ -110,6 +131,12 @@ var Faults = []Fault{
 	FaultServeAuthIgnored, FaultServeHealthGuarded, FaultServeHealthToolsMiscounted, FaultServeTraceAsPlan,
 	FaultServeRouteUnknownOK, FaultServeDefaultManifestIgnored, FaultServeLinkSignatureDropped,
 	FaultServePublicURLUnchecked, FaultServeMCPToolDropped,
+	// signatures
+	FaultTamperAccepted, FaultTrustKeyIgnored, FaultUnsignedSatisfiesRequire, FaultHexSignatureUnread,
+	FaultNoVerifyIgnored, FaultMCPSignatureUnchecked, FaultNewlineStrict, FaultUnverifiableRefused, FaultEnvelopeKeyIgnored,
+	// network
+	FaultCleartextAllowed, FaultMappedV6Allowed, FaultRedirectsUnbounded, FaultSizeUncapped, FaultGatedRefFetched,
+	FaultAllowPrivateIgnored, FaultMCPAllowIgnored,
 }
 
 // hasFault reports whether f is among faults.

@@ -68,4 +68,22 @@ var CaughtBy = map[Fault][]string{
 	FaultServeLinkSignatureDropped:   {"KCP-serve-link"},
 	FaultServePublicURLUnchecked:     {"KCP-serve-public-url"},
 	FaultServeMCPToolDropped:         {"KCP-serve-mcp"},
+	// signatures
+	FaultTamperAccepted:           {"KCP-sig-tamper"},
+	FaultTrustKeyIgnored:          {"KCP-sig-trust-key"},
+	FaultUnsignedSatisfiesRequire: {"KCP-sig-require"},
+	FaultHexSignatureUnread:       {"KCP-sig-encodings"},
+	FaultNoVerifyIgnored:          {"KCP-sig-no-verify"},
+	FaultMCPSignatureUnchecked:    {"KCP-sig-mcp"},
+	FaultNewlineStrict:            {"KCP-sig-verify"},
+	FaultUnverifiableRefused:      {"KCP-sig-unverifiable"},
+	FaultEnvelopeKeyIgnored:       {"KCP-sig-encodings"},
+	// network
+	FaultCleartextAllowed:    {"KCP-net-https"},
+	FaultMappedV6Allowed:     {"KCP-net-private"},
+	FaultRedirectsUnbounded:  {"KCP-net-redirects"},
+	FaultSizeUncapped:        {"KCP-net-size"},
+	FaultGatedRefFetched:     {"KCP-net-follow"},
+	FaultAllowPrivateIgnored: {"KCP-net-allow-private"},
+	FaultMCPAllowIgnored:     {"KCP-net-mcp"},
 }

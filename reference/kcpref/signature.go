@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +46,26 @@ type ReadFunc func(path string) ([]byte, error)
 // in a JSON signature envelope (also the fallback when the declared key
 // cannot be read). Locations over http(s) are not fetched: unverifiable.
 func VerifySignature(text []byte, s *Signing, source string, read ReadFunc) SignatureResult {
+	return VerifySignatureWith(text, s, source, VerifyOptions{Read: read})
+}
+
+// VerifyOptions are how a signature is checked: Read reads a local
+// signature or key file; TrustedKey (--trust-key: material, or a path
+// taken from the working directory) is the only key tried when set, with
+// no fallback to the envelope's; Faults are the planted faults.
+type VerifyOptions struct {
+	Read       ReadFunc
+	TrustedKey string
+	Faults     []Fault
+}
+
+// VerifySignatureWith is VerifySignature with a pinned key (see
+// VerifyOptions).
+func VerifySignatureWith(text []byte, s *Signing, source string, o VerifyOptions) SignatureResult {
+	read := o.Read
+	if hasFault(o.Faults, FaultTrustKeyIgnored) {
+		o.TrustedKey = ""
+	}
 	if s == nil {
 		return SignatureResult{Status: SignatureUnsigned, Detail: "manifest declares no signature"}
 	}
@@ -55,13 +76,13 @@ func VerifySignature(text []byte, s *Signing, source string, read ReadFunc) Sign
 	if s.Scheme != "" && !isEd25519Name(s.Scheme) {
 		return SignatureResult{Status: SignatureUnverifiable, Detail: "unsupported signing scheme '" + s.Scheme + "'", KeyID: keyID}
 	}
-	load := func(loc string) (string, error) {
+	load := func(loc, base string) (string, error) {
 		if looksInline(loc) {
 			return loc, nil
 		}
-		return readText(resolveLocation(source, loc), read)
+		return readText(resolveLocation(base, loc), read)
 	}
-	raw, err := load(s.Signature)
+	raw, err := load(s.Signature, source)
 	if err != nil {
 		return SignatureResult{Status: SignatureUnverifiable, Detail: "cannot load signature: " + err.Error()}
 	}
@@ -76,7 +97,7 @@ func VerifySignature(text []byte, s *Signing, source string, read ReadFunc) Sign
 		if v, ok := obj["signature"]; ok && v != nil {
 			material = jsonValueString(v)
 		}
-		if v, ok := obj["public_key"]; ok {
+		if v, ok := obj["public_key"]; ok && !hasFault(o.Faults, FaultEnvelopeKeyIgnored) {
 			k := jsonValueString(v)
 			embedded = &k
 		}
@@ -91,14 +112,24 @@ func VerifySignature(text []byte, s *Signing, source string, read ReadFunc) Sign
 		}
 	}
 	sig, ok := decodeKeyBytes(material)
+	if hasFault(o.Faults, FaultHexSignatureUnread) && ok && onlyIn(jsTrim(material), "0123456789abcdefABCDEF") {
+		sig, ok = lenientBase64(stripSpace(jsTrim(material))), true // hex read as base64
+	}
 	if !ok || len(sig) != ed25519.SignatureSize {
 		return SignatureResult{Status: SignatureInvalid, Detail: "signature is not 64 ed25519 signature bytes", KeyID: keyID}
 	}
 	var keyMaterial, via string
 	switch {
+	case o.TrustedKey != "":
+		via = "pinned key"
+		km, err := load(o.TrustedKey, "")
+		if err != nil {
+			return SignatureResult{Status: SignatureUnverifiable, Detail: "cannot load public key: " + err.Error(), KeyID: keyID}
+		}
+		keyMaterial = km
 	case s.PublicKey != "":
 		via = "declared key"
-		km, err := load(s.PublicKey)
+		km, err := load(s.PublicKey, source)
 		switch {
 		case err == nil:
 			keyMaterial = km
@@ -117,7 +148,11 @@ func VerifySignature(text []byte, s *Signing, source string, read ReadFunc) Sign
 		return SignatureResult{Status: SignatureUnverifiable, Detail: "cannot import public key: " + err.Error(), KeyID: keyID}
 	}
 	manifest := toValidText(text)
-	for _, candidate := range []string{manifest, strings.TrimRight(manifest, "\n") + "\n"} {
+	candidates := []string{manifest, strings.TrimRight(manifest, "\n") + "\n"}
+	if hasFault(o.Faults, FaultNewlineStrict) {
+		candidates = candidates[:1]
+	}
+	for _, candidate := range candidates {
 		if ed25519.Verify(key, []byte(candidate), sig) {
 			return SignatureResult{Status: SignatureVerified, Detail: "ed25519 signature verified (" + via + ")", KeyID: keyID}
 		}
@@ -133,22 +168,38 @@ func isEd25519Name(s string) bool {
 // manifest's source: a URL stays, a relative path is taken from the
 // manifest's directory.
 func resolveLocation(base, loc string) string {
-	if hasHTTPScheme(loc) || filepath.IsAbs(loc) || base == "" || hasHTTPScheme(base) {
+	if IsRemote(loc) {
+		return loc
+	}
+	if IsRemote(base) {
+		if b, err := url.Parse(base); err == nil {
+			if r, err := b.Parse(loc); err == nil {
+				return r.String()
+			}
+		}
+		return loc
+	}
+	if filepath.IsAbs(loc) || base == "" {
 		return loc
 	}
 	return filepath.Join(filepath.Dir(base), loc)
 }
 
-// readText reads a local file as UTF-8 text, failing with Node's messages
-// for the common errors; an http(s) location is not fetched.
+// ResolveLocation resolves a location a manifest names (a federation
+// ref, a signature, a key) against the manifest's source: a URL stays, a
+// relative reference under a URL is resolved as a link is, a relative path
+// is taken from the manifest's directory.
+func ResolveLocation(base, loc string) string { return resolveLocation(base, loc) }
+
+// readText reads a location as UTF-8 text, failing with Node's messages
+// for the common errors of a local file.
 func readText(loc string, read ReadFunc) (string, error) {
-	if hasHTTPScheme(loc) {
-		return "", errors.New("fetching " + loc + " is not supported by the Go reference")
-	}
 	b, err := read(loc)
 	switch {
 	case err == nil:
 		return toValidText(b), nil
+	case IsRemote(loc):
+		return "", err // the guard's or the server's reason
 	case errors.Is(err, fs.ErrNotExist):
 		return "", errors.New("ENOENT: no such file or directory, open '" + loc + "'")
 	case errors.Is(err, fs.ErrPermission):
@@ -284,4 +335,34 @@ func jsonValueString(v any) string {
 		return strings.Join(parts, ",")
 	}
 	return "[object Object]"
+}
+
+// SignaturePolicy is what a plan asks of a manifest's signature: the
+// --no-verify, --require-signature and --trust-key flags.
+type SignaturePolicy struct {
+	NoVerify, Require bool
+	TrustedKey        string
+	Faults            []Fault
+}
+
+// CheckSignature verifies a manifest before it is planned, as kcp-agent
+// does for every manifest it plans: with NoVerify nothing is checked (no
+// verdict); an invalid signature always refuses the manifest, and with
+// Require so does any verdict but verified. refusal is the reason,
+// "signature invalid: …" or "signature required but <status>: …", and ""
+// when the manifest may be planned.
+func CheckSignature(text []byte, m Manifest, p SignaturePolicy, read ReadFunc) (sig *SignatureResult, refusal string) {
+	if p.NoVerify && !hasFault(p.Faults, FaultNoVerifyIgnored) {
+		return nil, ""
+	}
+	v := VerifySignatureWith(text, m.Signing, m.Source, VerifyOptions{Read: read, TrustedKey: p.TrustedKey, Faults: p.Faults})
+	switch {
+	case v.Status == SignatureInvalid && !hasFault(p.Faults, FaultTamperAccepted):
+		return &v, "signature invalid: " + v.Detail
+	case v.Status == SignatureUnverifiable && hasFault(p.Faults, FaultUnverifiableRefused):
+		return &v, "signature invalid: " + v.Detail
+	case p.Require && v.Status != SignatureVerified && !(v.Status == SignatureUnsigned && hasFault(p.Faults, FaultUnsignedSatisfiesRequire)):
+		return &v, "signature required but " + v.Status + ": " + v.Detail
+	}
+	return &v, ""
 }

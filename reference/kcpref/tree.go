@@ -10,7 +10,7 @@ type TreeNode struct {
 	Children    []TreeNode
 	Signature   *SignatureResult
 	Plan        *AgentPlan
-	Error       string // a node that could not be read or parsed
+	Error       string // a node that could not be read or parsed, or whose signature was refused
 }
 
 // NotFollowed is a federation ref a walk did not fetch.
@@ -39,11 +39,11 @@ func treeNodeJSON(n TreeNode) *jsonObject {
 		children[i] = treeNodeJSON(c)
 	}
 	o.put("notFollowed", notFollowed).put("children", children)
-	if n.Error != "" {
-		return o.put("error", n.Error)
-	}
 	if n.Signature != nil {
 		o.put("signature", signatureJSON(*n.Signature))
+	}
+	if n.Error != "" {
+		return o.put("error", n.Error) // a signature refused: its verdict, then why
 	}
 	if n.Plan != nil {
 		plan := planObject(*n.Plan, true)

@@ -1,6 +1,7 @@
 package kcp
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"path"
@@ -18,7 +19,8 @@ const CommandSchema = "kcp-command.schema.json"
 // kcp-agent command line over a manifest and the files beside it, judged by
 // its exit code, its whole output (stdout) and pointers into what it did
 // (expect: /exit, /stdout/N, /stderr, /json/… into the output read as JSON,
-// /files/<path> into what the directory holds after it); or an ordered
+// /files/<path> into what the directory holds after it, /server/requests
+// the requests its loopback server served); or an ordered
 // list of steps, each such a command line, run one after another in one
 // directory (a memory directory, a scaffolded manifest carry over).
 type commandVector struct {
@@ -29,7 +31,8 @@ type commandVector struct {
 	Manifest    string            `json:"manifest"`
 	Files       map[string]string `json:"files"`
 	// Server is a loopback HTTP server started for each command line
-	// (<server> its base URL): path → {status, type, body}.
+	// (<server> its base URL): path → {status, type, redirect, body, size,
+	// streamed}; what it served is at /server/requests.
 	Server *LoopbackServer `json:"server"`
 	commandStep
 	Steps []commandStep `json:"steps"`
@@ -160,6 +163,9 @@ func commandStepOf(file, where string, v commandVector, st commandStep, i int, s
 			}
 			read = append(read, path.Clean(p))
 		}
+		if top == "server" && v.Server == nil {
+			return engine.Step{}, fmt.Errorf("%s: %sexpect/%s: /server/requests are the requests the vector's server served; the vector declares no server", file, where, ptr)
+		}
 		parse = parse || top == "json"
 		text = text || top == "text"
 		match = append(match, engine.Match{Pointer: "/result" + ptr, Matcher: engine.Normalize(st.Expect[ptr])})
@@ -191,7 +197,11 @@ func commandStepOf(file, where string, v commandVector, st commandStep, i int, s
 		params["text"] = true
 	}
 	if v.Server != nil {
-		params["server"] = engine.Normalize(v.Server)
+		srv, err := serverParam(v.Server, file)
+		if err != nil {
+			return engine.Step{}, err
+		}
+		params["server"] = srv
 	}
 	if session {
 		params["session"] = true
@@ -211,6 +221,26 @@ func commandStepOf(file, where string, v commandVector, st commandStep, i int, s
 	}
 	return engine.Step{Source: fmt.Sprintf("%s#%sexpect", file, where), Text: strings.Join(st.Args, " "), Op: engine.OpAct, Name: "cli",
 		Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}, nil
+}
+
+// serverParam checks a vector's loopback server and turns it into step
+// parameters (JSON data).
+func serverParam(srv *LoopbackServer, file string) (any, error) {
+	if len(srv.Routes) == 0 {
+		return nil, fmt.Errorf("%s: /server/routes is empty: a loopback server answers at least one path", file)
+	}
+	for p, r := range srv.Routes {
+		if !strings.HasPrefix(p, "/") {
+			return nil, fmt.Errorf("%s: /server/routes/%s: a route's path starts with /", file, p)
+		}
+		if r.Status != 0 && (r.Status < 200 || r.Status > 599) {
+			return nil, fmt.Errorf("%s: /server/routes/%s/status %d: not an HTTP status", file, p, r.Status)
+		}
+	}
+	raw, _ := json.Marshal(srv)
+	var data any
+	_ = json.Unmarshal(raw, &data)
+	return data, nil
 }
 
 // deriveCommand rebuilds what a cli step's result holds besides the command's

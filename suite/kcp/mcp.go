@@ -31,6 +31,33 @@ type ToolCall struct {
 	Arguments map[string]any `json:"arguments"`
 	// Files are written under the call's directory: relative path → text.
 	Files map[string]string `json:"files,omitempty"`
+	// Server, when given, is started for the call (LoopbackServer); its
+	// base URL replaces ServerPlaceholder in the arguments and files.
+	Server *LoopbackServer `json:"server,omitempty"`
+}
+
+// WithServer is the call with base in place of ServerPlaceholder in its
+// arguments and files.
+func (c ToolCall) WithServer(base string) ToolCall {
+	if base == "" {
+		return c
+	}
+	c.Arguments, _ = replaceStrings(map[string]any(c.Arguments), ServerPlaceholder, base).(map[string]any)
+	files := make(map[string]string, len(c.Files))
+	for k, v := range c.Files {
+		files[k] = strings.ReplaceAll(v, ServerPlaceholder, base)
+	}
+	c.Files = files
+	return c
+}
+
+// UnplaceServerIn writes a LoopbackServer's base URL back as
+// ServerPlaceholder in every string of a result.
+func UnplaceServerIn(v any, base string) any {
+	if base == "" {
+		return v
+	}
+	return replaceStrings(replaceStrings(v, jsonEscaped(base), ServerPlaceholder), base, ServerPlaceholder)
 }
 
 // RPCError is a tools/call the server answered with a JSON-RPC error

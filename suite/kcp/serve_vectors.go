@@ -89,7 +89,7 @@ func compileServe(schemas *schema.Set, raw []byte, file, stem string) (engine.Ch
 			stopped = true
 			step, err = stepWith(src, s.mcpStep, "serve_stop", "stop the server", map[string]any{})
 		default:
-			step, err = compileMCPStep(src, s.mcpStep, nil)
+			step, err = compileMCPStep(src, file, s.mcpStep, nil, nil)
 		}
 		if err != nil {
 			return engine.Check{}, err

@@ -40,8 +40,17 @@ func Derived(ex engine.Exchange) map[string]any {
 // Profiles every planner is checked against: the planner, the confidence
 // gate, the plan JSON of a kcp-agent style command line, and its other
 // commands (validate, replay, diff, --trace) and exit codes, its memory
-// and publisher tools, and ask against a scripted model.
-var Profiles = []string{"planner", "assess", "cli", "commands", "memory", "scaffold", "ask"}
+// and publisher tools, ask against a scripted model, and its manifest
+// signatures and network boundary.
+var Profiles = []string{"planner", "assess", "cli", "commands", "memory", "scaffold", "ask", SignaturesProfile, NetworkProfile}
+
+// SignaturesProfile is the profile of the checks on manifest signatures,
+// over the command line and the MCP tools.
+const SignaturesProfile = "signatures"
+
+// NetworkProfile is the profile of the checks on the network boundary
+// (the fetch guard and federation), over the command line and MCP.
+const NetworkProfile = "network"
 
 // Factory makes a Target for one check.
 type Factory func(ctx context.Context) (Target, func(), error)

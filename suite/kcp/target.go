@@ -57,9 +57,8 @@ type CLIRequest struct {
 	// the manifest file as it is, and the target does not remove it.
 	Dir string `json:"dir,omitempty"`
 	// Server, when set, is a loopback HTTP server the target starts for
-	// the command (and stops after it), its base URL in place of
-	// ServerPlaceholder in the arguments and files and written back in
-	// the output; CLIResult.Requests lists what it was asked.
+	// the command and stops after it (LoopbackServer); CLIResult.Requests
+	// lists what it was asked.
 	Server *LoopbackServer `json:"server,omitempty"`
 	// Model, when set, is a scripted model the adapter serves on loopback
 	// while the commands run, its URL in place of ModelPlaceholder.
@@ -68,54 +67,13 @@ type CLIRequest struct {
 	Rerun []CLIRerun `json:"rerun,omitempty"`
 }
 
-// LoopbackServer is what a loopback server answers: each route (a path)
-// its status, content type and body; any other path is a 404.
-type LoopbackServer struct {
-	Routes map[string]Route `json:"routes"`
-}
-
-// Route is one path's answer.
-type Route struct {
-	Status int    `json:"status,omitempty"` // 200 when not given
-	Type   string `json:"type,omitempty"`   // text/plain when not given
-	Body   string `json:"body"`
-}
-
-// ServerPlaceholder stands for a loopback server's base URL
-// (http://127.0.0.1:port) in CLIRequest.Args and Files and in the output.
-const ServerPlaceholder = "<server>"
-
-// PlaceServer returns the request with the server's base URL in place of
-// ServerPlaceholder in its arguments and files.
-func (r CLIRequest) PlaceServer(base string) CLIRequest {
-	out := r
-	out.Args = make([]string, len(r.Args))
-	for i, a := range r.Args {
-		out.Args[i] = strings.ReplaceAll(a, ServerPlaceholder, base)
-	}
-	if r.Files != nil {
-		out.Files = map[string]string{}
-		for k, v := range r.Files {
-			out.Files[k] = strings.ReplaceAll(v, ServerPlaceholder, base)
-		}
-	}
-	return out
-}
-
-// UnplaceServer writes the server's base URL back as ServerPlaceholder.
-func UnplaceServer(res CLIResult, base string) CLIResult {
-	res.Stdout = strings.ReplaceAll(res.Stdout, base, ServerPlaceholder)
-	res.Stderr = strings.ReplaceAll(res.Stderr, base, ServerPlaceholder)
-	return res
-}
-
 // CLIResult is what a command line did.
 type CLIResult struct {
 	Exit   int
 	Stdout string
 	Stderr string
-	// Requests are the paths the request's loopback server was asked for,
-	// in order ("GET /knowledge.yaml").
+	// Requests are the requests the request's LoopbackServer served, in
+	// order ("GET /knowledge.yaml"; nil without a server).
 	Requests []string
 	// Model is what the scripted model received during this command, when
 	// the request had one.
@@ -396,4 +354,67 @@ func (r CLIRequest) Release(dir string) {
 	if r.Dir == "" {
 		os.RemoveAll(dir)
 	}
+}
+
+// LoopbackServer is an HTTP server a check declares (a command or an mcp
+// vector's "server"): the adapter starts it on 127.0.0.1 before the
+// command or call and stops it after. ServerPlaceholder stands for its
+// base URL (http://127.0.0.1:port) in the arguments, the manifest, the
+// files and the routes' bodies and redirects, and is written back in the
+// output.
+type LoopbackServer struct {
+	// Routes are the paths it answers (each starting with /); any other
+	// path is 404. It records every request it serves, "GET /path?query",
+	// which a check expects at /server/requests.
+	Routes map[string]Route `json:"routes"`
+}
+
+// Route is one path's answer.
+type Route struct {
+	// Status is the status code: 200 by default, 302 with Redirect.
+	Status int `json:"status,omitempty"`
+	// Redirect is the Location header.
+	Redirect string `json:"redirect,omitempty"`
+	// Type is the Content-Type: text/yaml for a .yaml or .yml path and
+	// text/plain for any other when not given.
+	Type string `json:"type,omitempty"`
+	// Body is the body's text.
+	Body string `json:"body,omitempty"`
+	// Size, when larger than the body, pads it with YAML comment lines to
+	// this many bytes.
+	Size int64 `json:"size,omitempty"`
+	// Streamed sends the body without a Content-Length (chunked).
+	Streamed bool `json:"streamed,omitempty"`
+}
+
+// ServerPlaceholder stands for a LoopbackServer's base URL.
+const ServerPlaceholder = "<server>"
+
+// WithServer is the request with base in place of ServerPlaceholder in its
+// manifest, files and arguments.
+func (r CLIRequest) WithServer(base string) CLIRequest {
+	if base == "" {
+		return r
+	}
+	r.Manifest = strings.ReplaceAll(r.Manifest, ServerPlaceholder, base)
+	args := make([]string, len(r.Args))
+	for i, a := range r.Args {
+		args[i] = strings.ReplaceAll(a, ServerPlaceholder, base)
+	}
+	r.Args = args
+	files := make(map[string]string, len(r.Files))
+	for k, v := range r.Files {
+		files[k] = strings.ReplaceAll(v, ServerPlaceholder, base)
+	}
+	r.Files = files
+	return r
+}
+
+// UnplaceServer writes a LoopbackServer's base URL back as
+// ServerPlaceholder (JSON-escaped too).
+func UnplaceServer(out, base string) string {
+	if base == "" {
+		return out
+	}
+	return unplace(out, base, ServerPlaceholder)
 }

@@ -282,6 +282,7 @@ type mcpVector struct {
 	Rules       []string          `json:"rules"`
 	Files       map[string]string `json:"files"`
 	Steps       []mcpStep         `json:"steps"`
+	Server      *LoopbackServer   `json:"server"`
 }
 
 type mcpStep struct {
@@ -314,7 +315,7 @@ func compileMCP(raw []byte, file, stem string) (engine.Check, error) {
 		if s.Tools == (s.Call != "") {
 			return engine.Check{}, fmt.Errorf("%s: a step has exactly one of tools (true) and call (a tool name)", src)
 		}
-		step, err := compileMCPStep(src, s, v.Files)
+		step, err := compileMCPStep(src, file, s, v.Files, v.Server)
 		if err != nil {
 			return engine.Check{}, err
 		}
@@ -325,8 +326,9 @@ func compileMCP(raw []byte, file, stem string) (engine.Check, error) {
 }
 
 // compileMCPStep compiles one step listing or calling the tools; files
-// are the check's, unless the step has its own.
-func compileMCPStep(src string, s mcpStep, files map[string]string) (engine.Step, error) {
+// are the check's, unless the step has its own, and a call has the
+// check's loopback server, if it declares one.
+func compileMCPStep(src, file string, s mcpStep, files map[string]string, server *LoopbackServer) (engine.Step, error) {
 	if s.Tools {
 		return stepWith(src, s, "mcp_tools", "tools/list", map[string]any{})
 	}
@@ -340,6 +342,13 @@ func compileMCPStep(src string, s mcpStep, files map[string]string) (engine.Step
 			fm[k] = t
 		}
 		params["files"] = fm
+	}
+	if server != nil {
+		srv, err := serverParam(server, file)
+		if err != nil {
+			return engine.Step{}, err
+		}
+		params["server"] = srv
 	}
 	return stepWith(src, s, "mcp_call", "tools/call "+s.Call, engine.Normalize(params).(map[string]any))
 }

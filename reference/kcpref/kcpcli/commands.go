@@ -3,6 +3,7 @@ package kcpcli
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,7 +17,10 @@ import (
 type commandArgs struct {
 	positionals []string
 	json, help  bool
-	values      map[string]string
+	// allowPrivate is --allow-private-hosts (validate and replay read
+	// remote manifests through the fetch guard).
+	allowPrivate bool
+	values       map[string]string
 }
 
 // parseCommandArgs reads args the way kcp-agent's parser does for these
@@ -32,6 +36,8 @@ func parseCommandArgs(args []string, valueFlags ...string) (commandArgs, error) 
 			a.help = true
 		case arg == "--json":
 			a.json = true
+		case arg == "--allow-private-hosts":
+			a.allowPrivate = true
 		case strings.HasPrefix(arg, "--") && contains(valueFlags, name):
 			if !hasValue {
 				if i+1 >= len(args) {
@@ -94,12 +100,10 @@ func (c CLI) Validate(args []string) int {
 		asOf = kcpref.DefaultAsOf(c.now())
 	}
 	var v kcpref.Validation
-	if m, raw, bad := readManifest(loc); bad != nil {
+	if m, raw, bad := readLocation(loc, c.guard(a.allowPrivate)); bad != nil {
 		v = kcpref.Unread(loc, bad.finding())
 	} else {
-		// Unit paths are relative to the manifest file read, which for a
-		// directory is the knowledge.yaml inside it.
-		v = kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: asOf, Raw: raw, Files: os.DirFS(filepath.Dir(m.Source))})
+		v = kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: asOf, Raw: raw, Files: unitFiles(m.Source)})
 	}
 	code := v.ExitCode()
 	if kcpref.HasFault(c.Faults, kcpref.FaultValidateExitsZero) {
@@ -175,7 +179,7 @@ func (c CLI) Replay(args []string) int {
 	}
 	var checks []kcpref.ReplayCheck
 	for _, saved := range plans {
-		checks = append(checks, c.replayOne(saved))
+		checks = append(checks, c.replayOne(saved, c.guard(a.allowPrivate)))
 	}
 	r := kcpref.Replay{Artifact: artifact, Checks: checks}
 	if a.json {
@@ -199,14 +203,14 @@ func (c CLI) Replay(args []string) int {
 }
 
 // replayOne replays one saved plan against its manifest as it is now.
-func (c CLI) replayOne(saved map[string]any) kcpref.ReplayCheck {
+func (c CLI) replayOne(saved map[string]any, guard kcpref.FetchGuard) kcpref.ReplayCheck {
 	source, project := kcpref.SavedSource(saved)
-	m, raw, bad := readManifest(source)
+	m, raw, bad := readLocation(source, guard)
 	if bad != nil {
 		return kcpref.ReplayCheck{Source: source, Project: project, Status: kcpref.ReplayError, Detail: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")}
 	}
 	m.Source = source
-	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, reader(guard))
 	return kcpref.ReplayPlan(saved, m, sig, c.Faults)
 }
 
@@ -312,25 +316,23 @@ func (c CLI) trace(inv kcpref.PlanInvocation, m kcpref.Manifest) int {
 // not be fetched: the Go reference reads no network. Each manifest is
 // planned with the same options (a money budget is not shared across the
 // walk, as kcp-agent shares it).
-func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest, raw []byte) int {
+func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest, rootSig *kcpref.SignatureResult, guard kcpref.FetchGuard) int {
 	visited := map[string]bool{filepath.Clean(m.Source): true}
 	nodes := 1
-	var node func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode
-	node = func(loc string, m kcpref.Manifest, raw []byte, depth int) kcpref.TreeNode {
-		sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
+	var node func(loc string, m kcpref.Manifest, sig *kcpref.SignatureResult, depth int) kcpref.TreeNode
+	node = func(loc string, m kcpref.Manifest, sig *kcpref.SignatureResult, depth int) kcpref.TreeNode {
 		p := kcpref.Plan(inv.Task, m, inv.Options)
-		n := kcpref.TreeNode{Location: loc, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{}, Signature: &sig, Plan: &p}
+		n := kcpref.TreeNode{Location: loc, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{}, Signature: sig, Plan: &p}
 		for _, f := range p.Federation {
 			skip := func(reason string) {
 				n.NotFollowed = append(n.NotFollowed, kcpref.NotFollowed{ID: f.ID, URL: f.URL, Reason: reason})
 			}
-			child := f.URL
-			if !strings.Contains(child, "://") {
-				child = filepath.Join(filepath.Dir(loc), filepath.FromSlash(f.URL))
-			}
+			child := kcpref.ResolveLocation(loc, f.URL)
 			switch {
 			case !f.Selected:
 				skip(f.Reason)
+			case f.CredentialNeeded != "" && !kcpref.HasFault(c.Faults, kcpref.FaultGatedRefFetched):
+				skip("needs " + f.CredentialNeeded + " before fetch")
 			case depth >= inv.MaxDepth:
 				skip(kcpref.BeyondMaxDepth(inv.MaxDepth))
 			case visited[filepath.Clean(child)]:
@@ -340,20 +342,28 @@ func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest,
 			default:
 				visited[filepath.Clean(child)] = true
 				nodes++
-				cm, craw, bad := readManifest(child)
+				cm, craw, bad := readLocation(child, guard)
 				if bad != nil {
 					n.Children = append(n.Children, kcpref.TreeNode{RefID: f.ID, Location: child, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{},
 						Error: strings.TrimPrefix(bad.line(), "kcp-agent: "+bad.loc+": ")})
 					continue
 				}
-				cn := node(cm.Source, cm, craw, depth+1)
+				csig, refusal := kcpref.CheckSignature(craw, cm, inv.Signature, reader(guard))
+				if refusal != "" {
+					// A child whose signature fails is an error node: its
+					// subtree is not planned, the parent is.
+					n.Children = append(n.Children, kcpref.TreeNode{RefID: f.ID, Location: cm.Source, NotFollowed: []kcpref.NotFollowed{}, Children: []kcpref.TreeNode{},
+						Signature: csig, Error: refusal})
+					continue
+				}
+				cn := node(cm.Source, cm, csig, depth+1)
 				cn.RefID = f.ID
 				n.Children = append(n.Children, cn)
 			}
 		}
 		return n
 	}
-	root := node(m.Source, m, raw, 0)
+	root := node(m.Source, m, rootSig, 0)
 	if inv.Memory != "" {
 		// plan --memory records the root manifest's plan, after the output.
 		defer func() {
@@ -412,4 +422,20 @@ func (c CLI) replayGroundedAnswer(artifact string, asJSON, checkGaps bool) int {
 		return kcpref.ExitOK
 	}
 	return kcpref.ExitFailure
+}
+
+// guard is the fetch guard of a command: the default, or with
+// --allow-private-hosts.
+func (c CLI) guard(allowPrivate bool) kcpref.FetchGuard {
+	return kcpref.FetchGuard{AllowPrivate: allowPrivate && !kcpref.HasFault(c.Faults, kcpref.FaultAllowPrivateIgnored), Faults: c.Faults}
+}
+
+// unitFiles is where validate looks for unit paths: the directory of the
+// manifest file read (for a directory, of the knowledge.yaml inside it);
+// nowhere for a remote manifest, whose paths are not fetched.
+func unitFiles(source string) fs.FS {
+	if kcpref.IsRemote(source) {
+		return nil
+	}
+	return os.DirFS(filepath.Dir(source))
 }

@@ -26,6 +26,14 @@ type discoverGuard struct {
 	client       *http.Client
 }
 
+// discoverClient is the HTTP client of discover and init's fetches: no
+// redirect followed, and only loopback dialled when faults are planted
+// (kcpref.FaultedTransport: FaultDiscoverUnguarded switches the guard off).
+func (c CLI) discoverClient() *http.Client {
+	return &http.Client{Timeout: 30 * time.Second, Transport: kcpref.FaultedTransport(c.Faults),
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
 func (g discoverGuard) fetch(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" {
@@ -120,8 +128,7 @@ func (c CLI) Discover(args []string) int {
 		return c.fail(kcpref.ExitFailure, "kcp-agent: Invalid URL")
 	}
 	allow := on["--allow-private-hosts"] || kcpref.HasFault(c.Faults, kcpref.FaultDiscoverUnguarded)
-	g := discoverGuard{allowPrivate: allow, client: &http.Client{Timeout: 30 * time.Second,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	g := discoverGuard{allowPrivate: allow, client: c.discoverClient()}
 	for _, candidate := range wellKnownPaths(u) {
 		text, err := g.fetch(candidate)
 		if err != nil || !strings.Contains(text, "project:") && !strings.Contains(text, "project :") {

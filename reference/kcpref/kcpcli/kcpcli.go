@@ -8,11 +8,11 @@
 package kcpcli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/sifu-dev/sifu/reference/kcpref"
@@ -22,7 +22,8 @@ import (
 const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--env E] [--as-of YYYY-MM-DD]
          [--max-units N] [--strict] [--role R] [--methods a,b] [--credentials a,b] [--attest P]
          [--budget N] [--currency C] [--context-budget N] [--correlation-id ID]
-         [--trace]
+         [--trace] [--follow] [--max-depth N] [--max-nodes N]
+         [--no-verify] [--require-signature] [--trust-key <key|path>]
        %[1]s ask "<task>" --manifest <file> [plan's flags] [--json] [--model provider/id]
          [--base-url URL] [--api-key K] [--ground] [--ground-model M] [--ground-rounds N]
          [--loop] [--max-rounds N] [--loop-model M] [--memory DIR]
@@ -157,8 +158,24 @@ func (f *readFailure) finding() string {
 // It returns the manifest (its Source the file read) and its text, or why
 // it could not.
 func readManifest(loc string) (kcpref.Manifest, []byte, *readFailure) {
-	if strings.Contains(loc, "://") {
-		return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: fmt.Errorf("remote manifests are not fetched by sifu")}
+	return readLocation(loc, kcpref.FetchGuard{})
+}
+
+// readLocation is readManifest for a location that may be an http(s) URL,
+// read through the guard; the manifest's Source is then the URL its bytes
+// came from, after redirects.
+func readLocation(loc string, g kcpref.FetchGuard) (kcpref.Manifest, []byte, *readFailure) {
+	if kcpref.IsRemote(loc) {
+		text, final, err := kcpref.GuardedFetch(context.Background(), loc, g)
+		if err != nil {
+			return kcpref.Manifest{}, nil, &readFailure{loc: loc, err: err}
+		}
+		m, err := kcpref.ParseManifest([]byte(text))
+		if err != nil {
+			return kcpref.Manifest{}, nil, &readFailure{loc: final, parse: true, err: err}
+		}
+		m.Source = final
+		return m, []byte(text), nil
 	}
 	path := loc
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -199,13 +216,15 @@ func (c CLI) Plan(args []string) int {
 		fmt.Fprintln(c.Stdout, c.usage())
 		return kcpref.ExitOK
 	}
-	m, raw, bad := readManifest(inv.Manifest)
+	guard := kcpref.FetchGuard{AllowPrivate: inv.AllowPrivateHosts && !kcpref.HasFault(c.Faults, kcpref.FaultAllowPrivateIgnored), Faults: c.Faults}
+	m, raw, bad := readLocation(inv.Manifest, guard)
 	if bad != nil {
 		return c.fail(kcpref.ExitFailure, bad.line())
 	}
-	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
-	if sig.Status == kcpref.SignatureInvalid {
-		return c.fail(kcpref.ExitFailure, fmt.Sprintf("kcp-agent: %s: signature invalid: %s", m.Source, sig.Detail))
+	inv.Signature.Faults = c.Faults
+	sig, refusal := kcpref.CheckSignature(raw, m, inv.Signature, reader(guard))
+	if refusal != "" {
+		return c.fail(kcpref.ExitFailure, fmt.Sprintf("kcp-agent: %s: %s", m.Source, refusal))
 	}
 	if !inv.AsOfGiven {
 		inv.Options.AsOf = kcpref.DefaultAsOf(c.now())
@@ -215,20 +234,20 @@ func (c CLI) Plan(args []string) int {
 		return c.trace(inv, m)
 	}
 	if inv.Follow {
-		return c.follow(inv, args, m, raw)
+		return c.follow(inv, args, m, sig, guard)
 	}
 	p := kcpref.Plan(inv.Task, m, inv.Options)
 	if inv.JSON {
-		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig, CorrelationID: inv.CorrelationID})); err != nil {
+		if _, err := c.Stdout.Write(kcpref.PlanJSON(p, kcpref.Envelope{Signature: sig, CorrelationID: inv.CorrelationID})); err != nil {
 			return c.fail(kcpref.ExitFailure, err.Error())
 		}
 		if inv.Memory != "" {
-			return c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig}))
+			return c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: sig}))
 		}
 		return kcpref.ExitOK
 	}
 	if inv.Memory != "" {
-		defer func() { c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: &sig})) }()
+		defer func() { c.rememberPlan(inv, args, kcpref.PlanJSON(p, kcpref.Envelope{Signature: sig})) }()
 	}
 	o := kcpref.Outcome(p)
 	fmt.Fprintf(c.Stdout, "plan for %q over %s (as of %s)\n", inv.Task, inv.Manifest, inv.Options.AsOf)
@@ -246,4 +265,16 @@ func (c CLI) Plan(args []string) int {
 		fmt.Fprintf(c.Stdout, "  warning: %s\n", w)
 	}
 	return kcpref.ExitOK
+}
+
+// reader reads a signature or key location: a URL through the guard, a
+// path from the file system.
+func reader(g kcpref.FetchGuard) kcpref.ReadFunc {
+	return func(loc string) ([]byte, error) {
+		if kcpref.IsRemote(loc) {
+			text, _, err := kcpref.GuardedFetch(context.Background(), loc, g)
+			return []byte(text), err
+		}
+		return os.ReadFile(loc)
+	}
 }

@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -254,18 +252,16 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 	switch name {
 	case "kcp_validate":
 		loc := args["manifest"].(string)
-		if err := fetchGuard(loc, false); err != nil {
-			return nil, err
-		}
-		m, raw, bad := readManifest(loc)
+		allow := c.allowPrivate(args)
+		m, raw, bad := readLocation(loc, kcpref.FetchGuard{AllowPrivate: allow, Faults: c.Faults})
 		if bad != nil {
 			return nil, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 		}
 		// As the validate command: unit paths are relative to the file read.
-		v := kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: kcpref.DefaultAsOf(c.now()), Raw: raw, Files: os.DirFS(filepath.Dir(m.Source))})
+		v := kcpref.Validate(m, kcpref.ValidateOptions{Source: m.Source, AsOf: kcpref.DefaultAsOf(c.now()), Raw: raw, Files: unitFiles(m.Source)})
 		return kcpref.ValidationReportJSON(v), nil
 	case "kcp_replay":
-		return c.replay(args["artifact"])
+		return c.replay(args["artifact"], kcpref.FetchGuard{AllowPrivate: c.allowPrivate(args), Faults: c.Faults})
 	}
 	p, m, loc, sig, opts, err := c.planFromArgs(args)
 	if err != nil {
@@ -292,10 +288,7 @@ func (c CLI) callTool(name string, args map[string]any) ([]byte, error) {
 // flags.
 func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
 	loc := args["manifest"].(string)
-	allow, _ := args["allow_private_hosts"].(bool)
-	if err := fetchGuard(loc, allow); err != nil {
-		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, err
-	}
+	allow := c.allowPrivate(args)
 	if f, _ := args["follow"].(bool); f {
 		return kcpref.AgentPlan{}, kcpref.Manifest{}, "", kcpref.SignatureResult{}, kcpref.Options{}, fmt.Errorf("follow: sifu's reference plans one local manifest and walks no federation refs")
 	}
@@ -319,22 +312,34 @@ func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifes
 	if s, _ := args["strict"].(bool); s {
 		flags = append(flags, "--strict")
 	}
-	return c.planFlags(flags, loc)
+	return c.planFlags(flags, loc, kcpref.FetchGuard{AllowPrivate: allow, Faults: c.Faults})
 }
 
-func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
+// planFlags plans with the flags, reading the manifest through the guard
+// (on for MCP callers unless allow_private_hosts).
+func (c CLI) planFlags(flags []string, loc string, guard kcpref.FetchGuard) (kcpref.AgentPlan, kcpref.Manifest, string, kcpref.SignatureResult, kcpref.Options, error) {
 	var none kcpref.AgentPlan
 	inv, err := kcpref.ParsePlanArgs(flags)
 	if err != nil && inv.Task != "" {
 		return none, kcpref.Manifest{}, "", kcpref.SignatureResult{}, inv.Options, err
 	}
-	m, raw, bad := readManifest(loc)
+	m, raw, bad := readLocation(loc, guard)
 	if bad != nil {
 		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 	}
-	sig := kcpref.VerifySignature(raw, m.Signing, m.Source, os.ReadFile)
-	if sig.Status == kcpref.SignatureInvalid {
-		return none, m, "", sig, inv.Options, fmt.Errorf("%s: signature invalid: %s", m.Source, sig.Detail)
+	// The tools take no signature arguments: every manifest is verified
+	// with its own key, and an invalid signature refuses the call.
+	policy := kcpref.SignaturePolicy{Faults: c.Faults}
+	if kcpref.HasFault(c.Faults, kcpref.FaultMCPSignatureUnchecked) {
+		policy.NoVerify = true
+	}
+	verdict, refusal := kcpref.CheckSignature(raw, m, policy, reader(guard))
+	sig := kcpref.SignatureResult{Status: kcpref.SignatureUnsigned, Detail: "manifest declares no signature"}
+	if verdict != nil {
+		sig = *verdict
+	}
+	if refusal != "" {
+		return none, m, "", sig, inv.Options, fmt.Errorf("%s: %s", m.Source, refusal)
 	}
 	if !inv.AsOfGiven {
 		now := time.Now
@@ -347,39 +352,9 @@ func (c CLI) planFlags(flags []string, loc string) (kcpref.AgentPlan, kcpref.Man
 	return kcpref.Plan(inv.Task, m, inv.Options), m, loc, sig, inv.Options, nil
 }
 
-// fetchGuard refuses a manifest URL whose host is loopback, private or
-// link-local unless allowed, as kcp-agent does for MCP callers; a URL it
-// lets through is still not fetched: the reference reads local files only.
-func fetchGuard(loc string, allow bool) error {
-	if !strings.Contains(loc, "://") {
-		return nil
-	}
-	u, err := url.Parse(loc)
-	if err != nil {
-		return fmt.Errorf("%s: fetch failed: %v", loc, err)
-	}
-	host := u.Hostname()
-	if !allow {
-		ips := []net.IP{net.ParseIP(host)}
-		if ips[0] == nil {
-			if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-				ips = []net.IP{net.IPv4(127, 0, 0, 1)}
-			} else {
-				ips = nil
-			}
-		}
-		for _, ip := range ips {
-			if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() || ip.IsUnspecified() {
-				return fmt.Errorf("%s: fetch failed: refused private/loopback/link-local address %s for '%s' (pass --allow-private-hosts to permit local and internal manifests)", loc, ip, host)
-			}
-		}
-	}
-	return fmt.Errorf("%s: fetch failed: remote manifests are not fetched by sifu", loc)
-}
-
 // replay cross-examines a plan artifact (a plan tree or a plan, as an
 // object or as its text) as the replay command does (replayOne).
-func (c CLI) replay(artifact any) ([]byte, error) {
+func (c CLI) replay(artifact any, guard kcpref.FetchGuard) ([]byte, error) {
 	if s, ok := artifact.(string); ok {
 		var v any
 		if json.Unmarshal([]byte(s), &v) != nil {
@@ -393,9 +368,16 @@ func (c CLI) replay(artifact any) ([]byte, error) {
 	}
 	r := kcpref.Replay{Artifact: "mcp:artifact"}
 	for _, saved := range plans {
-		r.Checks = append(r.Checks, c.replayOne(saved))
+		r.Checks = append(r.Checks, c.replayOne(saved, guard))
 	}
 	return bytes.TrimSuffix(kcpref.ReplayJSON(r), []byte("\n")), nil
 }
 
 var errUnrecognized = fmt.Errorf("unrecognized artifact — expected the JSON of a plan or a plan tree, as kcp_plan returns it")
+
+// allowPrivate is a call's allow_private_hosts: the fetch guard stays on
+// for MCP callers unless it is true.
+func (c CLI) allowPrivate(args map[string]any) bool {
+	allow, _ := args["allow_private_hosts"].(bool)
+	return allow && !kcpref.HasFault(c.Faults, kcpref.FaultMCPAllowIgnored)
+}

@@ -229,7 +229,7 @@ func (c CLI) replayEntry(e kcpref.MemoryEntry) (status, detail string) {
 	}
 	changed := 0
 	for _, saved := range plans {
-		if c.replayOne(saved).Status != kcpref.ReplayIdentical {
+		if c.replayOne(saved, c.guard(false)).Status != kcpref.ReplayIdentical {
 			changed++
 		}
 	}

@@ -4,13 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/sifu-dev/sifu/reference/kcpref"
 )
@@ -57,8 +55,7 @@ func (c CLI) Init(args []string) int {
 		}
 		var text string
 		if regexp.MustCompile(`(?i)^https?://`).MatchString(from) {
-			g := discoverGuard{allowPrivate: on["--allow-private-hosts"], client: &http.Client{Timeout: 30 * time.Second,
-				CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+			g := discoverGuard{allowPrivate: on["--allow-private-hosts"], client: c.discoverClient()}
 			var err error
 			if text, err = g.fetch(from); err != nil {
 				return c.fail(kcpref.ExitFailure, "kcp-agent: "+err.Error())
