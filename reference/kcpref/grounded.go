@@ -108,7 +108,7 @@ func ReplayGrounded(v JSONValue, artifact string, read func(string) (string, err
 	for _, c := range list {
 		grounded, _ := jsonGet(c, "grounded")
 		unitID, _ := jsonGet(c, "unitId")
-		if !jsTruthy(grounded) || !jsTruthy(unitID) {
+		if !jsBoolean(grounded) || !jsBoolean(unitID) {
 			continue
 		}
 		claim, _ := jsonGet(c, "claim")
@@ -119,7 +119,7 @@ func ReplayGrounded(v JSONValue, artifact string, read func(string) (string, err
 		unitPath, _ := jsonGet(unit, "path")
 		p := jsString(unitPath)
 		switch {
-		case !jsTruthy(pinned):
+		case !jsBoolean(pinned):
 			check.Detail = "claim carries no pinned sha — re-run `ask --ground` to refresh the artifact"
 		case !known:
 			check.Detail = "cited unit is absent from synthesis.unitsLoaded"

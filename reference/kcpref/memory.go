@@ -157,21 +157,6 @@ func cloneJSON(v any) any {
 	return v
 }
 
-// jsTruthy is JavaScript's truthiness of a JSON value.
-func jsTruthy(v any) bool {
-	switch x := v.(type) {
-	case nil:
-		return false
-	case bool:
-		return x
-	case float64:
-		return x != 0 && !math.IsNaN(x)
-	case string:
-		return x != ""
-	}
-	return true
-}
-
 // SHA256Hex is the lowercase hex sha256 of s's UTF-8 bytes.
 func SHA256Hex(s string) string {
 	sum := sha256.Sum256([]byte(s))
@@ -198,7 +183,7 @@ func (e MemoryEntry) Task() any { v, _ := e.Field("task"); return v }
 func NewMemoryEntry(artifact JSONValue, recordedAt, optionsKey string, faults []Fault) MemoryEntry {
 	kind, holder := "plan", artifact
 	if _, ok := jsonGet(artifact, "grounding"); ok {
-		if plan, _ := jsonGet(artifact, "plan"); jsTruthy(plan) {
+		if plan, _ := jsonGet(artifact, "plan"); jsBoolean(plan) {
 			kind, holder = "grounded-answer", plan
 		}
 	}

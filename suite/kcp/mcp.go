@@ -76,23 +76,8 @@ const MCPProfile = "mcp"
 // returns the arguments with its path in place of DirPlaceholder; remove
 // dir when the call is done.
 func (c ToolCall) Materialize() (dir string, args map[string]any, err error) {
-	if dir, err = os.MkdirTemp("", "sifu-kcp-mcp-"); err != nil {
+	if dir, err = tempFiles("sifu-kcp-mcp-", "call", c.Files); err != nil {
 		return "", nil, err
-	}
-	for name, text := range c.Files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("file %q lies outside the call's directory", name)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, err
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, err
-		}
 	}
 	placed, _ := replaceStrings(map[string]any(c.Arguments), DirPlaceholder, dir).(map[string]any)
 	if placed == nil {
@@ -109,6 +94,32 @@ func UnplaceDir(v any, dir string) any {
 	escaped := strings.Trim(string(quoted), `"`)
 	v = replaceStrings(v, escaped, DirPlaceholder)
 	return replaceStrings(v, dir, DirPlaceholder)
+}
+
+// tempFiles writes files (slash-separated relative path → text) into a new
+// temporary directory named with prefix; a path outside it, or a failed
+// write, removes the directory again. what names whose directory it is.
+func tempFiles(prefix, what string, files map[string]string) (string, error) {
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		return "", err
+	}
+	for name, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
+			os.RemoveAll(dir)
+			return "", fmt.Errorf("file %q lies outside the %s's directory", name, what)
+		}
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			os.RemoveAll(dir)
+			return "", err
+		}
+	}
+	return dir, nil
 }
 
 func replaceStrings(v any, old, repl string) any {

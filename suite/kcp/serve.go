@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -92,23 +90,8 @@ func (e *ServeStartError) Error() string {
 // and returns the arguments with its path in place of DirPlaceholder;
 // remove dir when the server has stopped.
 func (r ServeRequest) Materialize() (dir string, args []string, err error) {
-	if dir, err = os.MkdirTemp("", "sifu-kcp-serve-"); err != nil {
+	if dir, err = tempFiles("sifu-kcp-serve-", "server", r.Files); err != nil {
 		return "", nil, err
-	}
-	for name, text := range r.Files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if !strings.HasPrefix(p, dir+string(filepath.Separator)) {
-			os.RemoveAll(dir)
-			return "", nil, fmt.Errorf("file %q lies outside the server's directory", name)
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, err
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			os.RemoveAll(dir)
-			return "", nil, err
-		}
 	}
 	for _, a := range r.Args {
 		args = append(args, strings.ReplaceAll(a, DirPlaceholder, dir))
