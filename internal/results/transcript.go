@@ -159,9 +159,11 @@ func latest(list []base, b base, n int) []base {
 }
 
 // diff is the JSON Patch from one value to another, when applying it gives
-// the second back exactly.
+// the second back exactly. Lists are compared by their longest common
+// subsequence (jsondiff.LCS), so a line put into or taken out of a
+// command's output is one op, not a replace of every line after it.
 func diff(fromRaw []byte, from, to any) (json.RawMessage, bool) {
-	p, err := jsondiff.Compare(from, to)
+	p, err := jsondiff.Compare(from, to, jsondiff.LCS())
 	if err != nil || len(p) == 0 {
 		return nil, false // the same value is found by its digest
 	}
