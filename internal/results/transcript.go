@@ -33,8 +33,8 @@ type transcriptLine struct {
 
 // patchOf is a value written as the change from another: Of is the line
 // (of transcript.jsonl, from 1) whose value of the same member it patches,
-// Ops the RFC 6902 operations and splices (spliceOp) to apply in order ([]
-// for the same value again).
+// Ops the RFC 6902 operations and splices (spliceOp), each written short
+// (short), to apply in order ([] for the same value again).
 type patchOf struct {
 	Of  int             `json:"of"`
 	Ops json.RawMessage `json:"ops"`
@@ -173,7 +173,7 @@ func diff(fromRaw []byte, from, to any) (json.RawMessage, bool) {
 	if err != nil || len(p) == 0 {
 		return nil, false // the same value is found by its digest
 	}
-	ops, err := json.Marshal(spliced(p))
+	ops, err := json.Marshal(short(spliced(p)))
 	if err != nil {
 		return nil, false
 	}
@@ -243,6 +243,66 @@ func splice(path, old, cur string) spliceOp {
 	return spliceOp{Op: "splice", Path: path, At: pre, Cut: len(old) - pre - suf, Value: cur[pre : len(cur)-suf]}
 }
 
+// A transcript writes each op of a patch short, as a list: [op, path,
+// value] for add, replace and test, [op, path] for remove, [op, path, from]
+// for move and copy, ["splice", path, at, cut, value] for a splice. The
+// names of an RFC 6902 operation object's members cost about twenty bytes
+// an op, and an event log grows by thousands of ops. A reader takes the
+// object form too.
+func short(list []any) []any {
+	out := make([]any, 0, len(list))
+	for _, op := range list {
+		switch o := op.(type) {
+		case spliceOp:
+			out = append(out, []any{o.Op, o.Path, o.At, o.Cut, o.Value})
+		case jsondiff.Operation:
+			switch o.Type {
+			case jsondiff.OperationRemove:
+				out = append(out, []any{o.Type, o.Path})
+			case jsondiff.OperationMove, jsondiff.OperationCopy:
+				out = append(out, []any{o.Type, o.Path, o.From})
+			default:
+				out = append(out, []any{o.Type, o.Path, o.Value})
+			}
+		default:
+			out = append(out, op)
+		}
+	}
+	return out
+}
+
+// long reads an op written short (short) as the object RFC 6902 and
+// spliceOp read; an op written as an object is returned as it is.
+func long(op json.RawMessage) (json.RawMessage, error) {
+	if t := bytes.TrimLeft(op, " \t\r\n"); len(t) == 0 || t[0] != '[' {
+		return op, nil
+	}
+	var list []json.RawMessage
+	if err := json.Unmarshal(op, &list); err != nil {
+		return nil, err
+	}
+	var name string
+	if len(list) == 0 || json.Unmarshal(list[0], &name) != nil {
+		return nil, fmt.Errorf("%s does not begin with the name of an operation", op)
+	}
+	fields := map[string][]string{
+		"add": {"path", "value"}, "replace": {"path", "value"}, "test": {"path", "value"},
+		"remove": {"path"}, "move": {"path", "from"}, "copy": {"path", "from"},
+		"splice": {"path", "at", "cut", "value"},
+	}[name]
+	if fields == nil {
+		return nil, fmt.Errorf("%s names no operation a transcript patch has", op)
+	}
+	if len(list) != 1+len(fields) {
+		return nil, fmt.Errorf("%s: a %s is [%q, %s]", op, name, name, strings.Join(fields, ", "))
+	}
+	obj := map[string]json.RawMessage{"op": list[0]}
+	for k, f := range fields {
+		obj[f] = list[1+k]
+	}
+	return json.Marshal(obj)
+}
+
 // ApplyPatch applies the ops of a transcript patch (a params_patch's or an
 // outcome_patch's) to the JSON value they patch: RFC 6902 operations (by
 // evanphx/json-patch) and splices (spliceOp), in order.
@@ -268,6 +328,10 @@ func ApplyPatch(doc, ops []byte) ([]byte, error) {
 		return err
 	}
 	for i, op := range list {
+		op, err := long(op)
+		if err != nil {
+			return nil, fmt.Errorf("op %d: %w", i, err)
+		}
 		var head struct {
 			Op string `json:"op"`
 		}
@@ -283,7 +347,6 @@ func ApplyPatch(doc, ops []byte) ([]byte, error) {
 		if err := json.Unmarshal(op, &s); err != nil {
 			return nil, fmt.Errorf("op %d: %w", i, err)
 		}
-		var err error
 		if doc, err = applySplice(doc, s); err != nil {
 			return nil, fmt.Errorf("op %d (splice %s): %w", i, s.Path, err)
 		}

@@ -308,9 +308,11 @@ func TestRuleEvidenceIsWrittenOnce(t *testing.T) {
 
 // TestTranscriptSplicesTexts: a text that an earlier line's differs from
 // in a few places (a timestamp in an event line, a multi-byte character
-// changed) is written as a splice of that text and read back exactly; a
-// splice that cuts outside its text, splits a character or names no text
-// is refused, naming the line and the op.
+// changed) is written as a splice of that text, each op short (a list),
+// and read back exactly; a splice that cuts outside its text, splits a
+// character or names no text, and an op of no known name or arity, are
+// refused, naming the line and the op. An op written as an RFC 6902 object
+// reads too.
 func TestTranscriptSplicesTexts(t *testing.T) {
 	line := func(at, who string) string {
 		return `{"seq":1,"from":"` + who + `","event":"initialized","at":"2026-12-03T12:46:` + at + `Z","summary":"Collaboration workspace initialized","doc":"protocol.json"}`
@@ -327,9 +329,9 @@ func TestTranscriptSplicesTexts(t *testing.T) {
 	}
 	raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
 	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
-	if len(lines) != 4 || !strings.Contains(lines[1], `{"op":"splice","path":"/result/lines/0","at":71,"cut":1,"value":"9"}`) ||
-		!strings.Contains(lines[2], `{"op":"splice","path":"/result/lines/0","at":18,"cut":1,"value":"é"}`) ||
-		!strings.Contains(lines[3], `{"op":"splice","path":"/result/lines/0","at":18,"cut":1,"value":"è"}`) {
+	if len(lines) != 4 || !strings.Contains(lines[1], `["splice","/result/lines/0",71,1,"9"]`) ||
+		!strings.Contains(lines[2], `["splice","/result/lines/0",18,1,"é"]`) ||
+		!strings.Contains(lines[3], `["splice","/result/lines/0",18,1,"è"]`) {
 		t.Fatalf("the changed texts are not written as splices:\n%s", raw)
 	}
 	back := &Run{Transcript: run.Transcript, Tests: []Test{{ID: "a", Lines: run.Tests[0].Lines}}}
@@ -341,11 +343,15 @@ func TestTranscriptSplicesTexts(t *testing.T) {
 		t.Fatalf("read back:\n%s\nwant:\n%s", got, w)
 	}
 	for _, tc := range []struct{ from, to, want string }{
-		{`"at":71,"cut":1`, `"at":71,"cut":90`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/lines/0): cuts bytes 71 to 161 of a 145-byte text"},
-		{`"path":"/result/lines/0","at":18,"cut":1,"value":"è"`, `"path":"/result/lines/1","at":7,"cut":1,"value":"x"`, "transcript.jsonl:4: /outcome_patch does not apply to the outcome of line 2: op 0 (splice /result/lines/1): cuts a character of the text in two"},
-		{`"path":"/result/lines/0","at":71`, `"path":"/result/n","at":71`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/n): the value there is not a text"},
-		{`"path":"/result/lines/0","at":71`, `"path":"/result/lines/7","at":71`, `op 0 (splice /result/lines/7): there is no element "7"`},
-		{`"op":"splice"`, `"op":"splise"`, `transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: invalid operation {"at":71,"cut":1,"op":"splise","path":"/result/lines/0","value":"9"}: unsupported operation`},
+		{`0",71,1,`, `0",71,90,`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/lines/0): cuts bytes 71 to 161 of a 145-byte text"},
+		{`"/result/lines/0",18,1,"è"`, `"/result/lines/1",7,1,"x"`, "transcript.jsonl:4: /outcome_patch does not apply to the outcome of line 2: op 0 (splice /result/lines/1): cuts a character of the text in two"},
+		{`"/result/lines/0",71`, `"/result/n",71`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/n): the value there is not a text"},
+		{`"/result/lines/0",71`, `"/result/lines/7",71`, `op 0 (splice /result/lines/7): there is no element "7"`},
+		{`["splice",`, `["splise",`, `transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0: ["splise","/result/lines/0",71,1,"9"] names no operation a transcript patch has`},
+		{`0",71,1,"9"]`, `0",71,1]`, `transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0: ["splice","/result/lines/0",71,1]: a splice is ["splice", path, at, cut, value]`},
+		// The RFC 6902 object form of an op reads too, and is checked as much.
+		{`["splice","/result/lines/0",71,1,"9"]`, `{"op":"splice","path":"/result/lines/0","at":71,"cut":90,"value":"9"}`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/lines/0): cuts bytes 71 to 161"},
+		{`["splice","/result/lines/0",71,1,"9"]`, `{"op":"replace","path":"/result/lines/0","value":"x"}`, "transcript.jsonl:3: /outcome_patch does not apply to the outcome of line 2: op 0 (splice /result/lines/0): cuts bytes 18 to 19 of a 1-byte text"},
 	} {
 		edited := strings.Replace(string(raw), tc.from, tc.to, 1)
 		if edited == string(raw) {
