@@ -47,7 +47,7 @@ type patchOf struct {
 // of the check before, observed. More bases find little more and cost a
 // diff each.
 const (
-	sameKind = 4
+	sameKind = 8
 	anyKind  = 2
 )
 
