@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	jsonpatch "github.com/evanphx/json-patch/v5"
-
 	"github.com/sifu-dev/sifu"
 	"github.com/sifu-dev/sifu/adapters/kungfuinproc"
 	"github.com/sifu-dev/sifu/internal/declaration"
@@ -149,11 +147,7 @@ func (f *forger) transcript(edit func(n int, line map[string]any)) {
 	f.rawTranscript(func(n int, m map[string]any) {
 		if p, ok := m["outcome_patch"].(map[string]any); ok {
 			ops, _ := json.Marshal(p["ops"])
-			patch, err := jsonpatch.DecodePatch(ops)
-			if err != nil {
-				f.t.Fatal(err)
-			}
-			doc, err := patch.Apply(outcomes[int(p["of"].(float64))])
+			doc, err := results.ApplyPatch(outcomes[int(p["of"].(float64))], ops)
 			if err != nil {
 				f.t.Fatalf("line %d: %v", n, err)
 			}

@@ -305,3 +305,63 @@ func TestRuleEvidenceIsWrittenOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestTranscriptSplicesTexts: a text that an earlier line's differs from
+// in a few places (a timestamp in an event line, a multi-byte character
+// changed) is written as a splice of that text, each op short (a list),
+// and read back exactly; a splice that cuts outside its text, splits a
+// character or names no text, and an op of no known name or arity, are
+// refused, naming the line and the op. An op written as an RFC 6902 object
+// reads too.
+func TestTranscriptSplicesTexts(t *testing.T) {
+	line := func(at, who string) string {
+		return `{"seq":1,"from":"` + who + `","event":"initialized","at":"2026-12-03T12:46:` + at + `Z","summary":"Collaboration workspace initialized","doc":"protocol.json"}`
+	}
+	ex := func(at, who string, n float64) engine.Exchange {
+		return engine.Exchange{Source: "s", Op: engine.OpRead, Name: "log", Params: map[string]any{"n": n},
+			Outcome: &engine.Outcome{OK: true, Result: map[string]any{"lines": []any{line(at, who), "a/b~c ünïcödé line of output that stays the same"}, "n": 1e21}}}
+	}
+	tr := []engine.Exchange{ex("58", "server", 1), ex("59", "server", 2), ex("59", "sérver", 3), ex("59", "sèrver", 4)}
+	run := &Run{Suite: "acp", Tests: []Test{{ID: "a", Status: engine.Pass, Transcript: tr}}}
+	dir := t.TempDir()
+	if err := WriteDir(dir, run); err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := os.ReadFile(filepath.Join(dir, "transcript.jsonl"))
+	lines := strings.Split(strings.TrimSuffix(string(raw), "\n"), "\n")
+	if len(lines) != 4 || !strings.Contains(lines[1], `["splice","/result/lines/0",71,1,"9"]`) ||
+		!strings.Contains(lines[2], `["splice","/result/lines/0",18,1,"é"]`) ||
+		!strings.Contains(lines[3], `["splice","/result/lines/0",18,1,"è"]`) {
+		t.Fatalf("the changed texts are not written as splices:\n%s", raw)
+	}
+	back := &Run{Transcript: run.Transcript, Tests: []Test{{ID: "a", Lines: run.Tests[0].Lines}}}
+	if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err != nil {
+		t.Fatal(err)
+	}
+	w, _ := json.Marshal(tr)
+	if got, _ := json.Marshal(back.Tests[0].Transcript); string(got) != string(w) {
+		t.Fatalf("read back:\n%s\nwant:\n%s", got, w)
+	}
+	for _, tc := range []struct{ from, to, want string }{
+		{`0",71,1,`, `0",71,90,`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/lines/0): cuts bytes 71 to 161 of a 145-byte text"},
+		{`"/result/lines/0",18,1,"è"`, `"/result/lines/1",7,1,"x"`, "transcript.jsonl:4: /outcome_patch does not apply to the outcome of line 2: op 0 (splice /result/lines/1): cuts a character of the text in two"},
+		{`"/result/lines/0",71`, `"/result/n",71`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/n): the value there is not a text"},
+		{`"/result/lines/0",71`, `"/result/lines/7",71`, `op 0 (splice /result/lines/7): there is no element "7"`},
+		{`["splice",`, `["splise",`, `transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0: ["splise","/result/lines/0",71,1,"9"] names no operation a transcript patch has`},
+		{`0",71,1,"9"]`, `0",71,1]`, `transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0: ["splice","/result/lines/0",71,1]: a splice is ["splice", path, at, cut, value]`},
+		// The RFC 6902 object form of an op reads too, and is checked as much.
+		{`["splice","/result/lines/0",71,1,"9"]`, `{"op":"splice","path":"/result/lines/0","at":71,"cut":90,"value":"9"}`, "transcript.jsonl:2: /outcome_patch does not apply to the outcome of line 1: op 0 (splice /result/lines/0): cuts bytes 71 to 161"},
+		{`["splice","/result/lines/0",71,1,"9"]`, `{"op":"replace","path":"/result/lines/0","value":"x"}`, "transcript.jsonl:3: /outcome_patch does not apply to the outcome of line 2: op 0 (splice /result/lines/0): cuts bytes 18 to 19 of a 1-byte text"},
+	} {
+		edited := strings.Replace(string(raw), tc.from, tc.to, 1)
+		if edited == string(raw) {
+			t.Fatalf("%s: nothing to corrupt", tc.want)
+		}
+		os.WriteFile(filepath.Join(dir, "transcript.jsonl"), []byte(edited), 0o644)
+		sum := sha256.Sum256([]byte(edited))
+		back.Transcript.SHA256 = hex.EncodeToString(sum[:])
+		if err := LoadTranscript(filepath.Join(dir, "results.json"), back); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Fatalf("%s: %v", tc.want, err)
+		}
+	}
+}

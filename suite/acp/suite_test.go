@@ -97,4 +97,10 @@ func TestDerivedRebuildsProtocolText(t *testing.T) {
 	if got := acp.Derived(ex)["protocol_text"]; got != want {
 		t.Fatalf("protocol_text = %q, want %q", got, want)
 	}
+	// Only init's result holds the text, so no other step derives it: what
+	// an append leaves out is then all that Derived gives ("*").
+	ex.Name = "append"
+	if got, ok := acp.Derived(ex)["protocol_text"]; ok {
+		t.Fatalf("append derives protocol_text %q, which its result never holds", got)
+	}
 }

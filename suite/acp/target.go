@@ -258,10 +258,12 @@ func Derived(ex engine.Exchange) map[string]any {
 		return nil
 	}
 	d := derive(ex.Name, r)
-	if proto, ok := r["protocol"]; ok {
+	if proto, ok := r["protocol"]; ok && ex.Name == "init" {
 		// init's protocol.json as the upstream tools lay it out: keys
 		// sorted, two spaces of indent, a final newline. A folder laid out
-		// otherwise keeps its text in the transcript.
+		// otherwise keeps its text in the transcript. Only init's result
+		// holds the text (observe), so the other steps derive all that
+		// Derived gives and their transcript lines say so with "*".
 		var b strings.Builder
 		enc := json.NewEncoder(&b)
 		enc.SetEscapeHTML(false)
