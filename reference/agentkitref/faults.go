@@ -118,6 +118,13 @@ const (
 	FaultEmptyIncludeAll    Fault = "empty-include-all"     // an agent without include patterns is offered every source's tools
 )
 
+// MCP tools under approval rules and risk admission, tool_timeout,
+// remembered approvals, deliver modes and stores.
+const (
+	FaultMCPRulesIgnored     Fault = "mcp-rules-ignored"     // approval rules are not applied to MCP tools: every mutating call asks
+	FaultMCPDangerousDropped Fault = "mcp-dangerous-dropped" // a dangerous MCP tool is left out whatever catalog.max_risk
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, FaultResumeAnySession,
 	FaultWrongErrorText, FaultAcceptInvalidConfig, FaultApprovalText, FaultA2AErrorStatus, FaultLenientApprove,
@@ -137,7 +144,8 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultMCPFirstSource,
 	FaultCatalogLastWins, FaultCatalogFirstWins, FaultIncludeOverExclude, FaultKindUnchecked, FaultVersionIgnored,
 	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
-	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll}
+	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll,
+	FaultMCPRulesIgnored, FaultMCPDangerousDropped}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

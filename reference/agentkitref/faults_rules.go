@@ -143,8 +143,18 @@ var supplyCaughtBy = map[Fault][]string{
 	FaultDigestAlways:        {"AK-DIGEST-03"},
 }
 
+// storesCaughtBy are the rules of the faults of MCP approval rules and
+// admission, tool_timeout, remember, deliver modes and stores.
+var storesCaughtBy = map[Fault][]string{
+	FaultMCPRulesIgnored:     {"AK-MCP-12"},
+	FaultMCPDangerousDropped: {"AK-MCP-13"},
+}
+
 func init() {
 	for f, rules := range supplyCaughtBy {
+		CaughtBy[f] = rules
+	}
+	for f, rules := range storesCaughtBy {
 		CaughtBy[f] = rules
 	}
 }

@@ -322,6 +322,9 @@ func (t *turn) decide(c *capability, args string) string {
 	var raw map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(args), &raw)
 	decision := "ask"
+	if c.mcp != nil && has(t.g.faults, FaultMCPRulesIgnored) {
+		return decision
+	}
 	for _, r := range t.agent.cfg.rules {
 		if r.ref != nil && !r.ref.Match(c.ref) {
 			continue
