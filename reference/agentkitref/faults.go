@@ -121,8 +121,10 @@ const (
 // MCP tools under approval rules and risk admission, tool_timeout,
 // remembered approvals, deliver modes and stores.
 const (
-	FaultMCPRulesIgnored     Fault = "mcp-rules-ignored"     // approval rules are not applied to MCP tools: every mutating call asks
-	FaultMCPDangerousDropped Fault = "mcp-dangerous-dropped" // a dangerous MCP tool is left out whatever catalog.max_risk
+	FaultMCPRulesIgnored      Fault = "mcp-rules-ignored"       // approval rules are not applied to MCP tools: every mutating call asks
+	FaultMCPDangerousDropped  Fault = "mcp-dangerous-dropped"   // a dangerous MCP tool is left out whatever catalog.max_risk
+	FaultToolTimeoutIgnored   Fault = "tool-timeout-ignored"    // reliability.tool_timeout is ignored: a slow tool is waited for
+	FaultToolTimeoutFailsTurn Fault = "tool-timeout-fails-turn" // a tool call over the time limit fails the turn
 )
 
 // Faults lists every planted fault.
@@ -145,7 +147,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultCatalogLastWins, FaultCatalogFirstWins, FaultIncludeOverExclude, FaultKindUnchecked, FaultVersionIgnored,
 	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
 	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll,
-	FaultMCPRulesIgnored, FaultMCPDangerousDropped}
+	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

@@ -146,8 +146,10 @@ var supplyCaughtBy = map[Fault][]string{
 // storesCaughtBy are the rules of the faults of MCP approval rules and
 // admission, tool_timeout, remember, deliver modes and stores.
 var storesCaughtBy = map[Fault][]string{
-	FaultMCPRulesIgnored:     {"AK-MCP-12"},
-	FaultMCPDangerousDropped: {"AK-MCP-13"},
+	FaultMCPRulesIgnored:      {"AK-MCP-12"},
+	FaultMCPDangerousDropped:  {"AK-MCP-13"},
+	FaultToolTimeoutIgnored:   {"AK-RELY-01"},
+	FaultToolTimeoutFailsTurn: {"AK-RELY-01"},
 }
 
 func init() {

@@ -126,6 +126,8 @@ func (s *suspending) ask(question string) (string, error) {
 
 // turn is one run of the tool-calling loop.
 type turn struct {
+	// abort, when set by a tool call, ends the turn with it.
+	abort   error
 	g       *Gateway
 	agent   *agentRT
 	session string
@@ -167,7 +169,7 @@ func (t *turn) invokeOnce(ctx context.Context, c *capability, args string) (stri
 		r.count++
 		return r.last + fmt.Sprintf("\n\n[重复调用已拦截] 这个调用已经用同样的参数执行了 %d 次,结果没有变化,这次没有执行,上面是上次的结果。请换参数或换一个能力。", r.count-1), true
 	}
-	out, delivered := t.g.invoke(ctx, c, args)
+	out, delivered := t.timed(ctx, c, args)
 	if !delivered {
 		return out, false
 	}
@@ -264,6 +266,9 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 	}
 	if c.risk == 0 || (c.mcp != nil && has(t.g.faults, FaultMCPNoApproval)) {
 		res, _ := t.invokeOnce(ctx, c, args)
+		if t.abort != nil {
+			return "", t.abort
+		}
 		return res, nil
 	}
 	switch t.decide(c, args) {

@@ -31,6 +31,15 @@ type Settings struct {
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
 	Supply
+	Runtime
+}
+
+// Runtime are the settings of the tool time limit, remembered approvals
+// and deliver modes.
+type Runtime struct {
+	// ToolTimeout is reliability.tool_timeout of app.yaml, as written
+	// ("300ms"; "" leaves the default).
+	ToolTimeout string `json:"tool_timeout,omitempty"`
 }
 
 // Source is one further source of the generated configuration, its config
