@@ -125,6 +125,7 @@ const (
 	FaultMCPDangerousDropped  Fault = "mcp-dangerous-dropped"   // a dangerous MCP tool is left out whatever catalog.max_risk
 	FaultToolTimeoutIgnored   Fault = "tool-timeout-ignored"    // reliability.tool_timeout is ignored: a slow tool is waited for
 	FaultToolTimeoutFailsTurn Fault = "tool-timeout-fails-turn" // a tool call over the time limit fails the turn
+	FaultRememberPlain        Fault = "remember-plain-answers"  // with approval.remember a plain yes or no holds for every later call of the tool in the session
 )
 
 // Faults lists every planted fault.
@@ -147,7 +148,8 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultCatalogLastWins, FaultCatalogFirstWins, FaultIncludeOverExclude, FaultKindUnchecked, FaultVersionIgnored,
 	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
 	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll,
-	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn}
+	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn,
+	FaultRememberPlain}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

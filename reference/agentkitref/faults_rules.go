@@ -150,6 +150,7 @@ var storesCaughtBy = map[Fault][]string{
 	FaultMCPDangerousDropped:  {"AK-MCP-13"},
 	FaultToolTimeoutIgnored:   {"AK-RELY-01"},
 	FaultToolTimeoutFailsTurn: {"AK-RELY-01"},
+	FaultRememberPlain:        {"AK-POLICY-03"},
 }
 
 func init() {

@@ -41,14 +41,17 @@ type Options struct {
 
 // Gateway serves the agent-kit HTTP contract for an assembled App.
 type Gateway struct {
-	app     *App
-	agents  map[string]*agentRT
-	model   *modelClient
-	journal *journal
-	http    *http.Client
-	now     func() time.Time
-	random  func(int) []byte
-	faults  []Fault
+	// plainAnswers holds, under the remember-plain-answers fault, every
+	// approval answer by agent, session and capability.
+	plainAnswers sync.Map
+	app          *App
+	agents       map[string]*agentRT
+	model        *modelClient
+	journal      *journal
+	http         *http.Client
+	now          func() time.Time
+	random       func(int) []byte
+	faults       []Fault
 	// sessions are the connections to MCP servers, closed by Close.
 	mcpSessions []*mcp.ClientSession
 

@@ -275,6 +275,14 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 	case "deny":
 		return fmt.Sprintf("操作未执行:策略拒绝了 %s 的本次调用。", c.name), nil
 	case "ask":
+		remembered := t.agent.cfg.Approval.Remember && has(t.g.faults, FaultRememberPlain)
+		key := t.agent.cfg.Name + "\x1f" + t.session + "\x1f" + c.ref.Key()
+		if v, ok := t.g.plainAnswers.Load(key); ok && remembered {
+			if v.(bool) {
+				break
+			}
+			return fmt.Sprintf("操作未执行:用户拒绝了 %s 的本次调用。", c.name), nil
+		}
 		shown := args
 		if has(t.g.faults, FaultCanonicalArgs) {
 			var v any
@@ -297,6 +305,9 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 			ok = true
 		case has(t.g.faults, FaultStrictApprove):
 			ok = reply == "yes"
+		}
+		if remembered && err == nil {
+			t.g.plainAnswers.Store(key, ok)
 		}
 		if err != nil || !ok {
 			if has(t.g.faults, FaultDenyEndsTurn) {

@@ -40,6 +40,8 @@ type Runtime struct {
 	// ToolTimeout is reliability.tool_timeout of app.yaml, as written
 	// ("300ms"; "" leaves the default).
 	ToolTimeout string `json:"tool_timeout,omitempty"`
+	// Remember is the assistant's approval.remember.
+	Remember bool `json:"remember,omitempty"`
 }
 
 // Source is one further source of the generated configuration, its config
