@@ -126,6 +126,10 @@ const (
 	FaultToolTimeoutIgnored   Fault = "tool-timeout-ignored"    // reliability.tool_timeout is ignored: a slow tool is waited for
 	FaultToolTimeoutFailsTurn Fault = "tool-timeout-fails-turn" // a tool call over the time limit fails the turn
 	FaultRememberPlain        Fault = "remember-plain-answers"  // with approval.remember a plain yes or no holds for every later call of the tool in the session
+	FaultAttachAlways         Fault = "attach-always"           // an attach skill's result goes with every answer, cited or not
+	FaultEvidenceDelivered    Fault = "evidence-delivered"      // a skill without deliver is a deliverable too
+	FaultDirectIgnored        Fault = "direct-ignored"          // a direct skill acts as attach even as the turn's last call
+	FaultDirectAnyCall        Fault = "direct-any-call"         // a direct skill's result is the answer even when another call followed it
 )
 
 // Faults lists every planted fault.
@@ -149,7 +153,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
 	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll,
 	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn,
-	FaultRememberPlain}
+	FaultRememberPlain, FaultAttachAlways, FaultEvidenceDelivered, FaultDirectIgnored, FaultDirectAnyCall}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

@@ -151,6 +151,10 @@ var storesCaughtBy = map[Fault][]string{
 	FaultToolTimeoutIgnored:   {"AK-RELY-01"},
 	FaultToolTimeoutFailsTurn: {"AK-RELY-01"},
 	FaultRememberPlain:        {"AK-POLICY-03"},
+	FaultAttachAlways:         {"AK-DELIVER-01"},
+	FaultEvidenceDelivered:    {"AK-DELIVER-01"},
+	FaultDirectIgnored:        {"AK-DELIVER-02"},
+	FaultDirectAnyCall:        {"AK-DELIVER-02"},
 }
 
 func init() {

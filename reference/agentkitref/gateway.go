@@ -536,6 +536,9 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 		return n
 	}
 	answer, err := t.run(ctx, history, input)
+	if err == nil {
+		answer = t.direct(answer)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running[key] == run {

@@ -127,7 +127,10 @@ func (s *suspending) ask(question string) (string, error) {
 // turn is one run of the tool-calling loop.
 type turn struct {
 	// abort, when set by a tool call, ends the turn with it.
-	abort   error
+	abort error
+	// toolSeq counts the turn's tool calls (a direct deliverable counts
+	// only when it came from the last).
+	toolSeq int
 	g       *Gateway
 	agent   *agentRT
 	session string
@@ -231,6 +234,7 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 
 // call runs one tool call and returns the text the model sees.
 func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
+	t.toolSeq++
 	args := call.Function.Arguments
 	if strings.TrimSpace(args) == "" {
 		args = "{}"

@@ -42,6 +42,9 @@ type Runtime struct {
 	ToolTimeout string `json:"tool_timeout,omitempty"`
 	// Remember is the assistant's approval.remember.
 	Remember bool `json:"remember,omitempty"`
+	// Deliver is the deliver mode of the reports namespace's skill ("":
+	// always; "none" writes no deliver key, so its result is evidence).
+	Deliver string `json:"deliver,omitempty"`
 }
 
 // Source is one further source of the generated configuration, its config
