@@ -130,6 +130,7 @@ const (
 	FaultEvidenceDelivered    Fault = "evidence-delivered"      // a skill without deliver is a deliverable too
 	FaultDirectIgnored        Fault = "direct-ignored"          // a direct skill acts as attach even as the turn's last call
 	FaultDirectAnyCall        Fault = "direct-any-call"         // a direct skill's result is the answer even when another call followed it
+	FaultSessionStoreIgnored  Fault = "session-store-ignored"   // a file session store is not used: history lives in memory only
 )
 
 // Faults lists every planted fault.
@@ -153,7 +154,8 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
 	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll,
 	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn,
-	FaultRememberPlain, FaultAttachAlways, FaultEvidenceDelivered, FaultDirectIgnored, FaultDirectAnyCall}
+	FaultRememberPlain, FaultAttachAlways, FaultEvidenceDelivered, FaultDirectIgnored, FaultDirectAnyCall,
+	FaultSessionStoreIgnored}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

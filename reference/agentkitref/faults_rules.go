@@ -155,6 +155,7 @@ var storesCaughtBy = map[Fault][]string{
 	FaultEvidenceDelivered:    {"AK-DELIVER-01"},
 	FaultDirectIgnored:        {"AK-DELIVER-02"},
 	FaultDirectAnyCall:        {"AK-DELIVER-02"},
+	FaultSessionStoreIgnored:  {"AK-STORE-01"},
 }
 
 func init() {

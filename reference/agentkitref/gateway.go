@@ -44,14 +44,16 @@ type Gateway struct {
 	// plainAnswers holds, under the remember-plain-answers fault, every
 	// approval answer by agent, session and capability.
 	plainAnswers sync.Map
-	app          *App
-	agents       map[string]*agentRT
-	model        *modelClient
-	journal      *journal
-	http         *http.Client
-	now          func() time.Time
-	random       func(int) []byte
-	faults       []Fault
+	// workDir is the base of relative runtime paths (Options.WorkDir).
+	workDir string
+	app     *App
+	agents  map[string]*agentRT
+	model   *modelClient
+	journal *journal
+	http    *http.Client
+	now     func() time.Time
+	random  func(int) []byte
+	faults  []Fault
 	// sessions are the connections to MCP servers, closed by Close.
 	mcpSessions []*mcp.ClientSession
 
@@ -88,7 +90,7 @@ type agentRT struct {
 // New assembles a gateway. It opens the suspend journal when one is set.
 func New(app *App, opts Options) (*Gateway, error) {
 	g := &Gateway{app: app, agents: map[string]*agentRT{}, history: map[string][]message{}, running: map[string]*running{}, lastTurn: map[string]string{},
-		http: opts.HTTP, now: opts.Now, random: opts.Random, faults: opts.Faults}
+		http: opts.HTTP, now: opts.Now, random: opts.Random, faults: opts.Faults, workDir: opts.WorkDir}
 	if g.http == nil {
 		g.http = &http.Client{Timeout: 60 * time.Second}
 	}
@@ -525,7 +527,7 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 	g.running[key] = run
 	var history []message
 	if t.agent.cfg.Session.Window > 0 || has(g.faults, FaultMemoryWithoutWindow) {
-		history = g.window(t.agent, g.history[g.memoryKey(t, key)])
+		history = g.window(t.agent, g.storedHistory(t.agent, g.memoryKey(t, key)))
 	}
 	g.mu.Unlock()
 	t.steer = func() []string {
@@ -550,7 +552,10 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 	if err == nil {
 		if !has(g.faults, FaultNoSessionMemory) {
 			mk := g.memoryKey(t, key)
-			g.history[mk] = append(g.history[mk], message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
+			g.history[mk] = append(g.storedHistory(t.agent, mk), message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
+			if err := g.storeHistory(t.agent, mk); err != nil {
+				return "", err
+			}
 		}
 	}
 	return answer, err

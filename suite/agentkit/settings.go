@@ -45,6 +45,12 @@ type Runtime struct {
 	// Deliver is the deliver mode of the reports namespace's skill ("":
 	// always; "none" writes no deliver key, so its result is evidence).
 	Deliver string `json:"deliver,omitempty"`
+	// SessionStore is the assistant's session.store: "named" declares a
+	// file store instance sess (kind session, dir ./sessions) and refers
+	// to it as cap://store/session/sess, "bare" writes the shorthand
+	// store: file with store_config {dir: ./sessions}; "" leaves the
+	// default.
+	SessionStore string `json:"session_store,omitempty"`
 }
 
 // Source is one further source of the generated configuration, its config
