@@ -146,16 +146,18 @@ var supplyCaughtBy = map[Fault][]string{
 // storesCaughtBy are the rules of the faults of MCP approval rules and
 // admission, tool_timeout, remember, deliver modes and stores.
 var storesCaughtBy = map[Fault][]string{
-	FaultMCPRulesIgnored:      {"AK-MCP-12"},
-	FaultMCPDangerousDropped:  {"AK-MCP-13"},
-	FaultToolTimeoutIgnored:   {"AK-RELY-01"},
-	FaultToolTimeoutFailsTurn: {"AK-RELY-01"},
-	FaultRememberPlain:        {"AK-POLICY-03"},
-	FaultAttachAlways:         {"AK-DELIVER-01"},
-	FaultEvidenceDelivered:    {"AK-DELIVER-01"},
-	FaultDirectIgnored:        {"AK-DELIVER-02"},
-	FaultDirectAnyCall:        {"AK-DELIVER-02"},
-	FaultSessionStoreIgnored:  {"AK-STORE-01"},
+	FaultMCPRulesIgnored:       {"AK-MCP-12"},
+	FaultMCPDangerousDropped:   {"AK-MCP-13"},
+	FaultToolTimeoutIgnored:    {"AK-RELY-01"},
+	FaultToolTimeoutFailsTurn:  {"AK-RELY-01"},
+	FaultRememberPlain:         {"AK-POLICY-03"},
+	FaultAttachAlways:          {"AK-DELIVER-01"},
+	FaultEvidenceDelivered:     {"AK-DELIVER-01"},
+	FaultDirectIgnored:         {"AK-DELIVER-02"},
+	FaultDirectAnyCall:         {"AK-DELIVER-02"},
+	FaultSessionStoreIgnored:   {"AK-STORE-01"},
+	FaultMemoryOneBucket:       {"AK-MEMORY-01"},
+	FaultMemoryAnonymousShared: {"AK-MEMORY-02"},
 }
 
 func init() {

@@ -44,6 +44,7 @@ type Gateway struct {
 	// plainAnswers holds, under the remember-plain-answers fault, every
 	// approval answer by agent, session and capability.
 	plainAnswers sync.Map
+	memories     memories // long-term memory by scope
 	// workDir is the base of relative runtime paths (Options.WorkDir).
 	workDir string
 	app     *App
@@ -368,6 +369,9 @@ func (a *agentRT) specs() []toolSpec {
 	if a.digestOver() > 0 {
 		readResultSpec(add)
 	}
+	if a.cfg.Memory.ExposeTools {
+		memorySpecs(add)
+	}
 	if a.askUser {
 		add("ask_user", "Ask the user a question and wait for the answer.", map[string]any{"type": "object",
 			"properties": map[string]any{"question": map[string]any{"type": "string"}}, "required": []any{"question"}})
@@ -479,6 +483,7 @@ func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 	if req.Session == "" {
 		req.Session = g.newID("http-")
 	}
+	r = r.WithContext(withUser(r.Context(), req.User))
 	if accept := r.Header.Get("Accept"); strings.Contains(accept, "text/event-stream") && (accept == "text/event-stream" || !has(g.faults, FaultAcceptExact)) {
 		g.stream(w, r.Context(), agent, req.Session, req.Input)
 		return

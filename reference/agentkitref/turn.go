@@ -259,6 +259,11 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 			return res, nil
 		}
 	}
+	if c == nil && t.agent.cfg.Memory.ExposeTools {
+		if res, ok := t.memory(ctx, call.Function.Name, args); ok {
+			return res, nil
+		}
+	}
 	if c == nil && call.Function.Name == "read_result" && t.agent.digestOver() > 0 {
 		return t.readResult(args), nil
 	}

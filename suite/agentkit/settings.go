@@ -51,6 +51,11 @@ type Runtime struct {
 	// store: file with store_config {dir: ./sessions}; "" leaves the
 	// default.
 	SessionStore string `json:"session_store,omitempty"`
+	// Memory turns on the assistant's long-term memory with its tools
+	// (memory.expose_tools), over the default store; MemoryWrite is its
+	// memory.scope.write ("": the default, user).
+	Memory      bool   `json:"memory,omitempty"`
+	MemoryWrite string `json:"memory_write,omitempty"`
 }
 
 // Source is one further source of the generated configuration, its config
