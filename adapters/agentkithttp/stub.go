@@ -437,6 +437,19 @@ func (s *Stub) tool(w http.ResponseWriter, r *http.Request) {
 	s.records[ref+"\x1f"+name] = append(s.records[ref+"\x1f"+name], rec)
 	mode := s.scripts[ref].Tools[name]
 	s.mu.Unlock()
+	if d, ok := strings.CutPrefix(mode, "slow:"); ok {
+		wait, err := time.ParseDuration(d)
+		if err != nil {
+			http.Error(w, fmt.Sprintf("sifu stub: bad slow mode %q", mode), http.StatusInternalServerError)
+			return
+		}
+		select {
+		case <-time.After(wait):
+		case <-r.Context().Done():
+			return
+		}
+		mode = ""
+	}
 	switch {
 	case mode == "fail":
 		http.Error(w, `{"error":"sifu stub: scripted tool failure"}`, http.StatusInternalServerError)

@@ -306,3 +306,58 @@ Feature: MCP tool sources
       | transport |
       | stdio     |
       | http      |
+
+  @AK-MCP-12
+  Scenario: Approval rules decide a mutating MCP tool's calls as an http tool's: allow runs it without asking, an unmatched call asks
+    Given the gateway runs with the configuration:
+      """
+      {"mcp": [{"name": "kb", "transport": "http", "risk_overrides": {"charge": "mutating"}}],
+       "rules": [{"ref": "cap://tool/kb/charge", "args": {"account": "a1"}, "action": "allow"}]}
+      """
+    And the model follows script a1:
+      """
+      [{"tool": "charge", "args": {"account": "a1", "amount": 3}}, {"text": "saw: {{tools}}"}]
+      """
+    And the model follows script a2:
+      """
+      [{"tool": "charge", "args": {"account": "a2", "amount": 3}}, {"text": "saw: {{tools}}"}]
+      """
+    When a message "charge a1" under script a1 is sent to assistant on session s1
+    Then the turn is done with an answer containing "charge-mcp-receipt-1"
+    And the tool charge was called 1 time under script a1
+    When a message "charge a2" under script a2 is sent to assistant on session s2
+    Then the gateway waits for approval of "Charge an account" with arguments {"account": "a2", "amount": 3} under script a2
+    And the tool charge was called 0 times under script a2
+
+  @AK-MCP-12
+  Scenario: A deny rule refuses a mutating MCP tool without asking: the model is told, the server gets no tools/call
+    Given the gateway runs with the configuration:
+      """
+      {"mcp": [{"name": "kb", "transport": "sse", "risk_overrides": {"charge": "mutating"}}],
+       "rules": [{"ref": "cap://tool/kb/*", "args": {"account": "blocked*"}, "action": "deny"}]}
+      """
+    And the model follows script main:
+      """
+      [{"tool": "charge", "args": {"account": "blocked-7", "amount": 3}}, {"text": "saw: {{tools}}"}]
+      """
+    When a message "charge blocked-7" under script main is sent to assistant on session s1
+    Then the turn is done with an answer containing "charge"
+    And /result/json/answer matches {"$not_contains": "receipt"}
+    And the tool charge was called 0 times under script main
+    And the MCP server kb received no tools/call
+
+  @AK-MCP-13
+  Scenario: With catalog.max_risk dangerous a dangerous MCP tool is offered, and asks for approval
+    Given the gateway runs with the configuration:
+      """
+      {"max_risk": "dangerous", "mcp": [{"name": "kb", "transport": "stdio", "risk_overrides": {"wipe": "dangerous"}}]}
+      """
+    And the model follows script main:
+      """
+      [{"tool": "wipe", "args": {"account": "a9"}}, {"text": "saw: {{tools}}"}]
+      """
+    When a message "wipe a9" under script main is sent to assistant on session s1
+    Then the gateway waits for approval of "Wipe an account" with arguments {"account": "a9"} under script main
+    And the model was offered the tools wipe, find and purge under script main
+    And the tool wipe was called 0 times under script main
+    And the MCP server kb received no tools/call

@@ -118,6 +118,23 @@ const (
 	FaultEmptyIncludeAll    Fault = "empty-include-all"     // an agent without include patterns is offered every source's tools
 )
 
+// MCP tools under approval rules and risk admission, tool_timeout,
+// remembered approvals, deliver modes and stores.
+const (
+	FaultMCPRulesIgnored       Fault = "mcp-rules-ignored"       // approval rules are not applied to MCP tools: every mutating call asks
+	FaultMCPDangerousDropped   Fault = "mcp-dangerous-dropped"   // a dangerous MCP tool is left out whatever catalog.max_risk
+	FaultToolTimeoutIgnored    Fault = "tool-timeout-ignored"    // reliability.tool_timeout is ignored: a slow tool is waited for
+	FaultToolTimeoutFailsTurn  Fault = "tool-timeout-fails-turn" // a tool call over the time limit fails the turn
+	FaultRememberPlain         Fault = "remember-plain-answers"  // with approval.remember a plain yes or no holds for every later call of the tool in the session
+	FaultAttachAlways          Fault = "attach-always"           // an attach skill's result goes with every answer, cited or not
+	FaultEvidenceDelivered     Fault = "evidence-delivered"      // a skill without deliver is a deliverable too
+	FaultDirectIgnored         Fault = "direct-ignored"          // a direct skill acts as attach even as the turn's last call
+	FaultDirectAnyCall         Fault = "direct-any-call"         // a direct skill's result is the answer even when another call followed it
+	FaultSessionStoreIgnored   Fault = "session-store-ignored"   // a file session store is not used: history lives in memory only
+	FaultMemoryOneBucket       Fault = "memory-one-bucket"       // every long-term memory goes to one bucket whatever the user
+	FaultMemoryAnonymousShared Fault = "memory-anonymous-shared" // a save without a user identity lands in the shared pool
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, FaultResumeAnySession,
 	FaultWrongErrorText, FaultAcceptInvalidConfig, FaultApprovalText, FaultA2AErrorStatus, FaultLenientApprove,
@@ -137,7 +154,10 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultMCPFirstSource,
 	FaultCatalogLastWins, FaultCatalogFirstWins, FaultIncludeOverExclude, FaultKindUnchecked, FaultVersionIgnored,
 	FaultRenameUnsanitized, FaultHTTPSourceProbed, FaultExecReadonly, FaultExecArgsDropped, FaultExecExitHidden,
-	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll}
+	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll,
+	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn,
+	FaultRememberPlain, FaultAttachAlways, FaultEvidenceDelivered, FaultDirectIgnored, FaultDirectAnyCall,
+	FaultSessionStoreIgnored, FaultMemoryOneBucket, FaultMemoryAnonymousShared}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {

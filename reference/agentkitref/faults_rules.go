@@ -143,8 +143,28 @@ var supplyCaughtBy = map[Fault][]string{
 	FaultDigestAlways:        {"AK-DIGEST-03"},
 }
 
+// storesCaughtBy are the rules of the faults of MCP approval rules and
+// admission, tool_timeout, remember, deliver modes and stores.
+var storesCaughtBy = map[Fault][]string{
+	FaultMCPRulesIgnored:       {"AK-MCP-12"},
+	FaultMCPDangerousDropped:   {"AK-MCP-13"},
+	FaultToolTimeoutIgnored:    {"AK-RELY-01"},
+	FaultToolTimeoutFailsTurn:  {"AK-RELY-01"},
+	FaultRememberPlain:         {"AK-POLICY-03"},
+	FaultAttachAlways:          {"AK-DELIVER-01"},
+	FaultEvidenceDelivered:     {"AK-DELIVER-01"},
+	FaultDirectIgnored:         {"AK-DELIVER-02"},
+	FaultDirectAnyCall:         {"AK-DELIVER-02"},
+	FaultSessionStoreIgnored:   {"AK-STORE-01"},
+	FaultMemoryOneBucket:       {"AK-MEMORY-01"},
+	FaultMemoryAnonymousShared: {"AK-MEMORY-02"},
+}
+
 func init() {
 	for f, rules := range supplyCaughtBy {
+		CaughtBy[f] = rules
+	}
+	for f, rules := range storesCaughtBy {
 		CaughtBy[f] = rules
 	}
 }

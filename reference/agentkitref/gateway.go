@@ -41,6 +41,12 @@ type Options struct {
 
 // Gateway serves the agent-kit HTTP contract for an assembled App.
 type Gateway struct {
+	// plainAnswers holds, under the remember-plain-answers fault, every
+	// approval answer by agent, session and capability.
+	plainAnswers sync.Map
+	memories     memories // long-term memory by scope
+	// workDir is the base of relative runtime paths (Options.WorkDir).
+	workDir string
 	app     *App
 	agents  map[string]*agentRT
 	model   *modelClient
@@ -85,7 +91,7 @@ type agentRT struct {
 // New assembles a gateway. It opens the suspend journal when one is set.
 func New(app *App, opts Options) (*Gateway, error) {
 	g := &Gateway{app: app, agents: map[string]*agentRT{}, history: map[string][]message{}, running: map[string]*running{}, lastTurn: map[string]string{},
-		http: opts.HTTP, now: opts.Now, random: opts.Random, faults: opts.Faults}
+		http: opts.HTTP, now: opts.Now, random: opts.Random, faults: opts.Faults, workDir: opts.WorkDir}
 	if g.http == nil {
 		g.http = &http.Client{Timeout: 60 * time.Second}
 	}
@@ -363,6 +369,9 @@ func (a *agentRT) specs() []toolSpec {
 	if a.digestOver() > 0 {
 		readResultSpec(add)
 	}
+	if a.cfg.Memory.ExposeTools {
+		memorySpecs(add)
+	}
 	if a.askUser {
 		add("ask_user", "Ask the user a question and wait for the answer.", map[string]any{"type": "object",
 			"properties": map[string]any{"question": map[string]any{"type": "string"}}, "required": []any{"question"}})
@@ -474,6 +483,7 @@ func (g *Gateway) messages(w http.ResponseWriter, r *http.Request) {
 	if req.Session == "" {
 		req.Session = g.newID("http-")
 	}
+	r = r.WithContext(withUser(r.Context(), req.User))
 	if accept := r.Header.Get("Accept"); strings.Contains(accept, "text/event-stream") && (accept == "text/event-stream" || !has(g.faults, FaultAcceptExact)) {
 		g.stream(w, r.Context(), agent, req.Session, req.Input)
 		return
@@ -522,7 +532,7 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 	g.running[key] = run
 	var history []message
 	if t.agent.cfg.Session.Window > 0 || has(g.faults, FaultMemoryWithoutWindow) {
-		history = g.window(t.agent, g.history[g.memoryKey(t, key)])
+		history = g.window(t.agent, g.storedHistory(t.agent, g.memoryKey(t, key)))
 	}
 	g.mu.Unlock()
 	t.steer = func() []string {
@@ -533,6 +543,9 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 		return n
 	}
 	answer, err := t.run(ctx, history, input)
+	if err == nil {
+		answer = t.direct(answer)
+	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.running[key] == run {
@@ -544,7 +557,10 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 	if err == nil {
 		if !has(g.faults, FaultNoSessionMemory) {
 			mk := g.memoryKey(t, key)
-			g.history[mk] = append(g.history[mk], message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
+			g.history[mk] = append(g.storedHistory(t.agent, mk), message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
+			if err := g.storeHistory(t.agent, mk); err != nil {
+				return "", err
+			}
 		}
 	}
 	return answer, err

@@ -172,6 +172,9 @@ func connectMCP(d *mcpDecl, faults []Fault) (*mcp.ClientSession, []*capability, 
 		if r, ok := d.cfg.RiskOverrides[tool.Name]; ok {
 			risk, _ = parseRisk(r)
 		}
+		if risk == 2 && has(faults, FaultMCPDangerousDropped) {
+			continue
+		}
 		caps = append(caps, &capability{ref: Ref{Kind: "tool", Domain: d.name, Name: tool.Name, Version: d.cfg.Version},
 			description: tool.Description, risk: risk, mcp: &mcpTool{session: session, name: tool.Name, schema: tool.InputSchema}})
 	}

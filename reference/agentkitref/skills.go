@@ -15,7 +15,32 @@ type deliverable struct {
 	Title   string `json:"title"`
 	Source  string `json:"source"`
 	Content string `json:"content"`
-	mode    string // attach (when cited) or always
+	mode    string // attach (when cited), always or direct
+	seq     int    // the turn's tool call that made it
+}
+
+// direct is the answer of a finished turn: the raw result of its one
+// direct deliverable when that came from the turn's last tool call (not
+// in a stream, whose text is already out), else the model's answer. The
+// deliverable is then the answer, so it does not go with it.
+func (t *turn) direct(answer string) string {
+	if t.onDelta != nil || has(t.g.faults, FaultDirectIgnored) {
+		return answer
+	}
+	var only *deliverable
+	for i, d := range t.deliverables {
+		if d.mode != "direct" {
+			continue
+		}
+		if only != nil {
+			return answer
+		}
+		only = &t.deliverables[i]
+	}
+	if only == nil || (only.seq != t.toolSeq && !has(t.g.faults, FaultDirectAnyCall)) {
+		return answer
+	}
+	return only.Content
 }
 
 var citation = regexp.MustCompile(`#(d\d+)`)
@@ -50,10 +75,17 @@ func (t *turn) runSkill(ctx context.Context, c *capability, args, input string) 
 		vals[st.Name] = out
 	}
 	out := results[s.output]
-	if s.deliver == "" || has(t.g.faults, FaultNoDeliverables) {
+	mode := s.deliver
+	switch {
+	case mode == "" && has(t.g.faults, FaultEvidenceDelivered):
+		mode = "attach"
+	case mode == "attach" && has(t.g.faults, FaultAttachAlways):
+		mode = "always"
+	}
+	if mode == "" || has(t.g.faults, FaultNoDeliverables) {
 		return out, nil
 	}
-	d := deliverable{ID: fmt.Sprintf("d%02d", len(t.deliverables)+1), Title: title(s.ref.Name, out), Source: s.ref.String(), Content: out, mode: s.deliver}
+	d := deliverable{ID: fmt.Sprintf("d%02d", len(t.deliverables)+1), Title: title(s.ref.Name, out), Source: s.ref.String(), Content: out, mode: mode, seq: t.toolSeq}
 	t.deliverables = append(t.deliverables, d)
 	return fmt.Sprintf("[deliverable #%s | %s] kept as it is: cite #%s in the final answer and the user gets it verbatim; do not repeat it.\n%s", d.ID, s.ref.Name, d.ID, out), nil
 }

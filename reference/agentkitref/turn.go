@@ -126,6 +126,11 @@ func (s *suspending) ask(question string) (string, error) {
 
 // turn is one run of the tool-calling loop.
 type turn struct {
+	// abort, when set by a tool call, ends the turn with it.
+	abort error
+	// toolSeq counts the turn's tool calls (a direct deliverable counts
+	// only when it came from the last).
+	toolSeq int
 	g       *Gateway
 	agent   *agentRT
 	session string
@@ -167,7 +172,7 @@ func (t *turn) invokeOnce(ctx context.Context, c *capability, args string) (stri
 		r.count++
 		return r.last + fmt.Sprintf("\n\n[重复调用已拦截] 这个调用已经用同样的参数执行了 %d 次,结果没有变化,这次没有执行,上面是上次的结果。请换参数或换一个能力。", r.count-1), true
 	}
-	out, delivered := t.g.invoke(ctx, c, args)
+	out, delivered := t.timed(ctx, c, args)
 	if !delivered {
 		return out, false
 	}
@@ -229,6 +234,7 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 
 // call runs one tool call and returns the text the model sees.
 func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
+	t.toolSeq++
 	args := call.Function.Arguments
 	if strings.TrimSpace(args) == "" {
 		args = "{}"
@@ -253,6 +259,11 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 			return res, nil
 		}
 	}
+	if c == nil && t.agent.cfg.Memory.ExposeTools {
+		if res, ok := t.memory(ctx, call.Function.Name, args); ok {
+			return res, nil
+		}
+	}
 	if c == nil && call.Function.Name == "read_result" && t.agent.digestOver() > 0 {
 		return t.readResult(args), nil
 	}
@@ -264,12 +275,23 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 	}
 	if c.risk == 0 || (c.mcp != nil && has(t.g.faults, FaultMCPNoApproval)) {
 		res, _ := t.invokeOnce(ctx, c, args)
+		if t.abort != nil {
+			return "", t.abort
+		}
 		return res, nil
 	}
 	switch t.decide(c, args) {
 	case "deny":
 		return fmt.Sprintf("操作未执行:策略拒绝了 %s 的本次调用。", c.name), nil
 	case "ask":
+		remembered := t.agent.cfg.Approval.Remember && has(t.g.faults, FaultRememberPlain)
+		key := t.agent.cfg.Name + "\x1f" + t.session + "\x1f" + c.ref.Key()
+		if v, ok := t.g.plainAnswers.Load(key); ok && remembered {
+			if v.(bool) {
+				break
+			}
+			return fmt.Sprintf("操作未执行:用户拒绝了 %s 的本次调用。", c.name), nil
+		}
 		shown := args
 		if has(t.g.faults, FaultCanonicalArgs) {
 			var v any
@@ -292,6 +314,9 @@ func (t *turn) call(ctx context.Context, call toolCall) (string, error) {
 			ok = true
 		case has(t.g.faults, FaultStrictApprove):
 			ok = reply == "yes"
+		}
+		if remembered && err == nil {
+			t.g.plainAnswers.Store(key, ok)
 		}
 		if err != nil || !ok {
 			if has(t.g.faults, FaultDenyEndsTurn) {
@@ -322,6 +347,9 @@ func (t *turn) decide(c *capability, args string) string {
 	var raw map[string]json.RawMessage
 	_ = json.Unmarshal([]byte(args), &raw)
 	decision := "ask"
+	if c.mcp != nil && has(t.g.faults, FaultMCPRulesIgnored) {
+		return decision
+	}
 	for _, r := range t.agent.cfg.rules {
 		if r.ref != nil && !r.ref.Match(c.ref) {
 			continue

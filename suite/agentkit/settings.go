@@ -31,6 +31,31 @@ type Settings struct {
 	Include []string `json:"include,omitempty"`
 	Exclude []string `json:"exclude,omitempty"`
 	Supply
+	Runtime
+}
+
+// Runtime are the settings of the tool time limit, remembered approvals
+// and deliver modes.
+type Runtime struct {
+	// ToolTimeout is reliability.tool_timeout of app.yaml, as written
+	// ("300ms"; "" leaves the default).
+	ToolTimeout string `json:"tool_timeout,omitempty"`
+	// Remember is the assistant's approval.remember.
+	Remember bool `json:"remember,omitempty"`
+	// Deliver is the deliver mode of the reports namespace's skill ("":
+	// always; "none" writes no deliver key, so its result is evidence).
+	Deliver string `json:"deliver,omitempty"`
+	// SessionStore is the assistant's session.store: "named" declares a
+	// file store instance sess (kind session, dir ./sessions) and refers
+	// to it as cap://store/session/sess, "bare" writes the shorthand
+	// store: file with store_config {dir: ./sessions}; "" leaves the
+	// default.
+	SessionStore string `json:"session_store,omitempty"`
+	// Memory turns on the assistant's long-term memory with its tools
+	// (memory.expose_tools), over the default store; MemoryWrite is its
+	// memory.scope.write ("": the default, user).
+	Memory      bool   `json:"memory,omitempty"`
+	MemoryWrite string `json:"memory_write,omitempty"`
 }
 
 // Source is one further source of the generated configuration, its config
