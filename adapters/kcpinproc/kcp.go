@@ -11,6 +11,8 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,6 +31,29 @@ import (
 type Reference struct {
 	// Faults are planted in every plan (reference/kcp/faults.go).
 	Faults []kcpref.Fault
+	// Now, when set, is the command line's clock (NewClock).
+	Now func() time.Time
+}
+
+// NewClock is a clock for one check's command lines when SOURCE_DATE_EPOCH
+// is set: it starts there and moves one second on at each reading, so
+// what the reference records (memory's recordedAt) is the same on every
+// run and still ordered. Without SOURCE_DATE_EPOCH it is nil: the wall
+// clock.
+func NewClock() func() time.Time {
+	s, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
+	sec, err := strconv.ParseInt(s, 10, 64)
+	if !ok || err != nil {
+		return nil
+	}
+	var mu sync.Mutex
+	t := time.Unix(sec, 0).UTC()
+	return func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		t = t.Add(time.Second)
+		return t
+	}
 }
 
 // Hello describes the reference planner.
@@ -62,7 +87,7 @@ func (k Reference) RunCLI(ctx context.Context, req kcp.CLIRequest) (kcp.CLIResul
 	if req.Model != nil || len(req.Rerun) > 0 {
 		return kcpmodel.Run(ctx, req, func(_ context.Context, args []string) (kcp.CLIResult, error) {
 			var stdout, stderr bytes.Buffer
-			cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
+			cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults, Now: k.Now}
 			return kcp.CLIResult{Exit: cli.Main(args), Stdout: stdout.String(), Stderr: stderr.String()}, nil
 		})
 	}
@@ -76,7 +101,7 @@ func (k Reference) runCLI(req kcp.CLIRequest) (kcp.CLIResult, error) {
 	}
 	defer req.Release(dir)
 	var stdout, stderr bytes.Buffer
-	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults}
+	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: &stdout, Stderr: &stderr, Faults: k.Faults, Now: k.Now}
 	code := cli.Main(args)
 	return kcp.CLIResult{Exit: code, Stdout: kcp.Unplace(stdout.String(), dir, file), Stderr: kcp.Unplace(stderr.String(), dir, file)}, nil
 }

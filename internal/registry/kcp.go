@@ -47,7 +47,7 @@ func openKCP(spec Spec) (*Subject, error) {
 			faults = []kcpref.Fault{kcpref.Fault(spec.Mutant)}
 		}
 		rt = kcp.RunTarget{New: func(context.Context) (kcp.Target, func(), error) {
-			return kcpinproc.Reference{Faults: faults}, func() {}, nil
+			return kcpinproc.Reference{Faults: faults, Now: kcpinproc.NewClock()}, func() {}, nil
 		}, Claims: append(slices.Clone(kcp.Profiles), kcp.MCPProfile, kcp.ServeProfile)}
 	case "exec":
 		var err error

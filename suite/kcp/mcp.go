@@ -2,8 +2,12 @@ package kcp
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,7 +104,7 @@ func UnplaceDir(v any, dir string) any {
 // temporary directory named with prefix; a path outside it, or a failed
 // write, removes the directory again. what names whose directory it is.
 func tempFiles(prefix, what string, files map[string]string) (string, error) {
-	dir, err := os.MkdirTemp("", prefix)
+	dir, err := fixedWidthTemp(prefix)
 	if err != nil {
 		return "", err
 	}
@@ -120,6 +124,28 @@ func tempFiles(prefix, what string, files map[string]string) (string, error) {
 		}
 	}
 	return dir, nil
+}
+
+// fixedWidthTemp makes a new directory named prefix and 16 random hex
+// digits: its path has the same length on every run, so an answer that
+// says how long it is (a Content-Length over a body naming the path) is the
+// same from run to run.
+func fixedWidthTemp(prefix string) (string, error) {
+	for range 100 {
+		var b [8]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return "", err
+		}
+		dir := filepath.Join(os.TempDir(), prefix+hex.EncodeToString(b[:]))
+		err := os.Mkdir(dir, 0o700)
+		if err == nil {
+			return dir, nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return "", err
+		}
+	}
+	return "", fmt.Errorf("no free temporary directory named %s…", prefix)
 }
 
 func replaceStrings(v any, old, repl string) any {

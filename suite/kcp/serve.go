@@ -100,9 +100,11 @@ func (r ServeRequest) Materialize() (dir string, args []string, err error) {
 }
 
 // ServePlaces writes a server's directory and port back as placeholders
-// (the port where it follows a host: "127.0.0.1:<port>", "localhost:<port>").
+// (the port where it follows a host: "127.0.0.1:<port>", "localhost:<port>",
+// or the word port: "port <port>").
 func ServePlaces(s, dir string, port int) string {
 	s = unplace(s, dir, DirPlaceholder)
+	s = strings.ReplaceAll(s, fmt.Sprintf("port %d", port), "port "+PortPlaceholder) // "listening on port N"
 	for _, host := range []string{"127.0.0.1:", "localhost:", "[::1]:"} {
 		s = strings.ReplaceAll(s, fmt.Sprintf("%s%d", host, port), host+PortPlaceholder)
 	}

@@ -20,10 +20,11 @@ import (
 // maxFiles bounds what one step reads back of the session directory.
 const maxFiles = 256
 
-// sessionDir is the check's directory, made on first use.
-func (e *Executor) sessionDir() (string, error) {
+// sessionDir is the check's directory, made on first use (stableDir: the
+// same path from run to run for a vector of that name).
+func (e *Executor) sessionDir(name string) (string, error) {
 	if e.dir == "" {
-		dir, err := os.MkdirTemp("", "sifu-kcp-")
+		dir, err := stableDir(name)
 		if err != nil {
 			return "", fmt.Errorf("the check's directory: %w", err)
 		}

@@ -175,7 +175,7 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		_ = json.Unmarshal(raw, &req)
 		session, _ := step.Params["session"].(bool)
 		if session {
-			if req.Dir, err = e.sessionDir(); err != nil {
+			if req.Dir, err = e.sessionDir(req.Name); err != nil {
 				return engine.Outcome{}, &engine.AdapterError{Step: step.Source, Err: err}
 			}
 		}
@@ -308,7 +308,7 @@ func jsonEscaped(s string) string {
 // refused.
 func (r CLIRequest) Materialize() (dir, manifest string, args []string, err error) {
 	if dir = r.Dir; dir == "" {
-		if dir, err = os.MkdirTemp("", "sifu-kcp-"); err != nil {
+		if dir, err = stableDir(r.Name); err != nil {
 			return "", "", nil, err
 		}
 	}
@@ -346,6 +346,22 @@ func (r CLIRequest) Materialize() (dir, manifest string, args []string, err erro
 		args = append(args, place(a, false))
 	}
 	return dir, manifest, args, nil
+}
+
+// stableDir makes a new directory for a command named name: the same path
+// on every run (sifu-kcp-cmd-<name> in the temporary directory), so an
+// output that hashes what it read there (ask --memory's episode id) is the
+// same from run to run, as SOURCE_DATE_EPOCH promises of the evidence. A
+// path already there (a check running beside another of its name, another
+// run, a leftover) is never reused: the directory is then a fresh random one.
+func stableDir(name string) (string, error) {
+	if name != "" && !strings.ContainsAny(name, `/\`) {
+		dir := filepath.Join(os.TempDir(), "sifu-kcp-cmd-"+name)
+		if err := os.Mkdir(dir, 0o700); err == nil {
+			return dir, nil
+		}
+	}
+	return os.MkdirTemp("", "sifu-kcp-")
 }
 
 // Release removes the directory Materialize made; a directory the caller
