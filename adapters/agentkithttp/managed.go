@@ -621,7 +621,7 @@ func (m *Managed) probeSupply(ctx context.Context) error {
 	if err != nil {
 		return &ProbeError{What: "could not be given sifu's stub supply: " + OneLine(err.Error())}
 	}
-	if r.Started {
+	if r.Started || !m.startsPlain(ctx) {
 		return nil
 	}
 	what := fmt.Sprintf("exited with status %d", r.ExitCode)
@@ -635,6 +635,15 @@ func (m *Managed) probeSupply(ctx context.Context) error {
 // probeSources are the MCP sources of the second probe, one per transport.
 var probeSources = []agentkit.MCPSource{{Name: "probe_stdio", Transport: "stdio", Required: true},
 	{Name: "probe_sse", Transport: "sse", Required: true}, {Name: "probe_http", Transport: "http", Required: true}}
+
+// startsPlain says whether the gateway still starts with the default
+// settings after a probe with more failed: when it no longer starts at
+// all, the probe's sources are not to blame, and the checks say what the
+// gateway does (harness errors with its output), not the probe.
+func (m *Managed) startsPlain(ctx context.Context) bool {
+	again, err := m.TryConfigure(ctx, agentkit.DefaultSettings())
+	return err == nil && again.Started
+}
 
 // probeMCP starts the gateway once more, with a required MCP source over
 // each transport served by sifu's stub: a gateway that refuses them (or
@@ -650,9 +659,7 @@ func (m *Managed) probeMCP(ctx context.Context) error {
 	if r.Started {
 		return nil
 	}
-	if again, err := m.TryConfigure(ctx, agentkit.DefaultSettings()); err != nil || !again.Started {
-		// it no longer starts without them either: not the MCP sources'
-		// doing, and the checks will say what it does
+	if !m.startsPlain(ctx) {
 		return nil
 	}
 	what := fmt.Sprintf("exited with status %d", r.ExitCode)
