@@ -2,7 +2,6 @@ package kcp
 
 import (
 	"fmt"
-	"path"
 	"strings"
 
 	"github.com/sifu-dev/sifu/internal/engine"
@@ -56,10 +55,8 @@ func compileServe(schemas *schema.Set, raw []byte, file, stem string) (engine.Ch
 	case len(v.Steps) == 0:
 		return engine.Check{}, fmt.Errorf("%s: /steps is empty", file)
 	}
-	for name := range v.Files {
-		if clean := path.Clean(name); clean == ".." || strings.HasPrefix(clean, "../") || path.IsAbs(clean) {
-			return engine.Check{}, fmt.Errorf("%s: /files/%s: a file's path is relative and stays inside the directory", file, name)
-		}
+	if err := insideDir(file, "/files", v.Files); err != nil {
+		return engine.Check{}, err
 	}
 	steps := []engine.Step{startStep(file+"#/args", v.Args, v.Files)}
 	stopped := false
