@@ -168,10 +168,12 @@ func newSelftestCmd() *cobra.Command {
 		Short: "Run each suite against every mutant of its reference and report the mutation score",
 		Long: `Selftest proves the suites can fail. Each reference carries named planted
 faults (mutants), each with the rules whose checks must catch it; selftest
-runs the suite's checks, then a short fuzz, against each mutant and reports
-it killed (a check of one of its rules failed, or the fuzzer or a race
-found it with one of those rules) or survived. A check of another rule
-that fails, a timeout or a broken harness kills nothing.
+runs the checks of the mutant's rules, then a short fuzz, against each
+mutant and reports it killed (a check of one of its rules failed, or the
+fuzzer or a race found it with one of those rules) or survived. A check
+of another rule that fails, a timeout or a broken harness kills nothing;
+a survivor meets every check, so that the report names the others that
+fail on it (--every-check: every mutant meets every check).
 
 Exit status: 0 when every mutant is killed, 1 when one survives (add or
 sharpen a check; never delete the mutant), 2 on a usage error.`,
@@ -188,6 +190,7 @@ sharpen a check; never delete the mutant), 2 on a usage error.`,
 	fl.IntVar(&req.FuzzRuns, "fuzz-runs", 0, "fuzz runs per mutant after the checks (0: checks only)")
 	fl.Uint64Var(&req.Seed, "seed", 1, "fuzz seed")
 	fl.StringSliceVar(&req.Mutants, "mutant", nil, "only these mutants (repeatable)")
+	fl.BoolVar(&req.EveryCheck, "every-check", false, "run every check against every mutant, not only the checks of its rules (slower; the JSON report then lists every other check that fails on it)")
 	fl.IntVar(&req.RaceRounds, "race-rounds", 0, "rounds of every race per mutant after the fuzz, for suites with races (0: none)")
 	fl.DurationVar(&req.ShrinkTime, "shrink-time", 2*time.Second, "time limit for shrinking one fuzz finding")
 	return cmd

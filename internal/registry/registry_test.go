@@ -85,7 +85,7 @@ func TestAKillNeedsACheckOfTheFaultsRules(t *testing.T) {
 		{Name: "wrong rules", Rules: []string{"KF-7.4-02"}, Target: target},
 	}
 	cfg := runner.Config{Profiles: []string{"memory"}}
-	r, err := selftest.Run(context.Background(), plan, reference, mutants, cfg, nil, nil)
+	r, err := selftest.Run(context.Background(), plan, reference, mutants, cfg, false, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +98,18 @@ func TestAKillNeedsACheckOfTheFaultsRules(t *testing.T) {
 	}
 	if r.Killed != 1 || !slices.Equal(r.Survivors(), []string{"wrong rules"}) {
 		t.Errorf("killed %d, survivors %v", r.Killed, r.Survivors())
+	}
+	// A killed mutant met only its rules' checks; with every check it
+	// meets the others too, and the verdict is the same.
+	if len(right.Failed) != 0 {
+		t.Errorf("a mutant met checks of other rules though its own killed it: %v", right.Failed)
+	}
+	all, err := selftest.Run(context.Background(), plan, reference, mutants[:1], cfg, true, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := all.Outcomes[0]; !o.Killed || !slices.Equal(o.KilledBy, right.KilledBy) || len(o.Failed) == 0 {
+		t.Errorf("with every check: %+v; with its rules' checks: %+v", o, right)
 	}
 }
 

@@ -27,6 +27,9 @@ type SelftestRequest struct {
 	RaceRounds int
 	// Mutants, when set, are the only mutants tested.
 	Mutants []string
+	// EveryCheck runs every check against every mutant (to see which
+	// checks of other rules fail on it too), not only its rules' checks.
+	EveryCheck bool
 	// Done is told how many mutants are done.
 	Done func(n, total int)
 }
@@ -80,7 +83,7 @@ func Selftest(ctx context.Context, req SelftestRequest) (selftest.Report, error)
 		}
 	}
 	cfg := runner.Config{Timeout: req.Timeout, Concurrency: req.Concurrency, Harness: Harness()}
-	return selftest.Run(ctx, plan, reference, mutants, cfg, probe, req.Done)
+	return selftest.Run(ctx, plan, reference, mutants, cfg, req.EveryCheck, probe, req.Done)
 }
 
 // SelftestEach runs Selftest on each named suite (every suite when names

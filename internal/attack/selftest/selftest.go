@@ -103,9 +103,16 @@ func Caught(run *results.Run, rules []string) []string {
 // concurrency), then the prober, which may find what the checks miss. The
 // checks first pass against the unmutated reference: a suite that fails
 // there proves nothing about mutants.
+//
+// Only a check of a mutant's rules can kill it, so unless every is set a
+// mutant meets only those checks: the verdict is the same, and a suite's
+// self-test costs its mutants' checks rather than mutants × checks. A
+// mutant that survives them meets every check too, so that its report
+// still says which checks of other rules fail on it (Failed); with every
+// set each mutant meets every check.
 // done, when set, is called after each mutant with how many of them are
 // done (a terminal's progress line).
-func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutants []Mutant, cfg runner.Config, probe Prober, done func(n, total int)) (Report, error) {
+func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutants []Mutant, cfg runner.Config, every bool, probe Prober, done func(n, total int)) (Report, error) {
 	if len(mutants) == 0 {
 		return Report{}, &runner.UsageError{Msg: fmt.Sprintf("suite %s has no mutants to test", plan.Suite.Name)}
 	}
@@ -123,7 +130,7 @@ func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutant
 	}
 	for _, m := range mutants {
 		cfg.Target, cfg.TargetName = m.Target, "mutant "+m.Name
-		run, err := plan.Run(ctx, cfg)
+		run, err := runMutant(ctx, plan, cfg, m, base, every)
 		if err != nil {
 			return r, fmt.Errorf("selftest: mutant %s: %w", m.Name, err)
 		}
@@ -162,4 +169,27 @@ func Run(ctx context.Context, plan *runner.Plan, reference runner.Target, mutant
 		}
 	}
 	return r, ctx.Err()
+}
+
+// runMutant runs against one mutant the checks of the reference's run
+// (base) that evidence its rules, and every check when none of those
+// catches it or every is set.
+func runMutant(ctx context.Context, plan *runner.Plan, cfg runner.Config, m Mutant, base *results.Run, every bool) (*results.Run, error) {
+	if !every {
+		var own []string
+		for _, t := range base.Tests {
+			if slices.ContainsFunc(t.Rules, func(id string) bool { return slices.Contains(m.Rules, id) }) {
+				own = append(own, t.ID)
+			}
+		}
+		if len(own) > 0 {
+			cfg.Only = own
+			run, err := plan.Run(ctx, cfg)
+			if err != nil || len(Caught(run, m.Rules)) > 0 {
+				return run, err
+			}
+		}
+		cfg.Only = nil
+	}
+	return plan.Run(ctx, cfg)
 }
