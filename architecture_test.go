@@ -110,7 +110,7 @@ func suiteOf(path string) string {
 // core is the machinery that knows no suite.
 var core = []string{"internal/engine", "internal/runner", "internal/results", "internal/declaration", "internal/report",
 	"internal/catalogue", "internal/schema", "internal/knownfail", "internal/attack/fuzz", "internal/attack/linear",
-	"internal/attack/selftest", "internal/progress", "internal/proc", "internal/ndjson", "internal/inputfile", "internal/quickstart", "internal/interrupt", "internal/recordjson"}
+	"internal/attack/selftest", "internal/progress", "internal/proc", "internal/ndjson", "internal/netmsg", "internal/inputfile", "internal/quickstart", "internal/interrupt", "internal/recordjson"}
 
 // transports are the packages that reach an implementation.
 var transports = []string{"net", "net/http", "net/http/httptest", "net/http/httputil", "os/exec", "github.com/go-resty/resty/v2"}

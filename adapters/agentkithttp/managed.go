@@ -19,6 +19,7 @@ import (
 
 	"github.com/sifu-dev/sifu/internal/engine"
 	"github.com/sifu-dev/sifu/internal/inputfile"
+	"github.com/sifu-dev/sifu/internal/netmsg"
 )
 
 // Doer sends requests to the gateway at base (Client does, over HTTP).
@@ -740,7 +741,7 @@ func (r *Remote) Hello(ctx context.Context) (agentkit.Hello, error) {
 		if ctx.Err() != nil {
 			return agentkit.Hello{}, fmt.Errorf("the gateway at %s gave no answer to GET /healthz in time: %w", r.URL, err)
 		}
-		return agentkit.Hello{}, fmt.Errorf("the gateway at %s did not answer GET /healthz (is it running there, and is --url right?): %w", r.URL, err)
+		return agentkit.Hello{}, fmt.Errorf("the gateway at %s did not answer GET /healthz (is it running there, and is --url right?): %w", r.URL, netmsg.Clean(err))
 	}
 	return agentkit.Hello{Implementation: r.URL, Version: "remote gateway"}, nil
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sifu-dev/sifu/adapters/kcpmcp"
+	"github.com/sifu-dev/sifu/internal/netmsg"
 	"github.com/sifu-dev/sifu/suite/kcp"
 )
 
@@ -193,7 +194,7 @@ var errEnded = errors.New("the server ended")
 
 // notHTTP is an error of an answer that came but was no HTTP response.
 func notHTTP(err error) bool {
-	msg := err.Error()
+	msg := netmsg.Clean(err).Error()
 	return strings.Contains(msg, "malformed HTTP") || strings.Contains(msg, "server gave HTTP response to HTTPS") ||
 		strings.Contains(msg, "unexpected EOF") && !strings.Contains(msg, "connection refused")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/go-resty/resty/v2"
 
 	"github.com/sifu-dev/sifu/internal/engine"
+	"github.com/sifu-dev/sifu/internal/netmsg"
 	"github.com/sifu-dev/sifu/internal/schema"
 	"github.com/sifu-dev/sifu/suite/kungfu"
 )
@@ -260,7 +261,7 @@ func timedOut(err error) bool {
 
 // redact removes secrets from an error message.
 func redact(err error, secrets ...string) error {
-	msg := err.Error()
+	msg := netmsg.Clean(err).Error()
 	for _, s := range secrets {
 		if s != "" {
 			msg = strings.ReplaceAll(msg, s, "[redacted]")
