@@ -46,6 +46,7 @@ type Stub struct {
 	mcp      map[string][]agentkit.MCPRequest    // check \x1f source → requests
 	supply   map[string][]agentkit.SupplyRequest // check \x1f source → requests
 	prompts  map[string]map[string]string        // check → prompt name → text
+	nth      map[string]int                      // key → model calls served (Script.InOrder)
 	seq      int
 }
 
@@ -102,7 +103,7 @@ func StartStub(addr string) (*Stub, error) {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
 	s := &Stub{ln: ln, scripts: map[string]agentkit.Script{}, requests: map[string][]agentkit.ModelRequest{}, calls: map[string]int{}, records: map[string][]agentkit.ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}, active: map[string]int{}, mcp: map[string][]agentkit.MCPRequest{},
-		supply: map[string][]agentkit.SupplyRequest{}, prompts: map[string]map[string]string{}}
+		supply: map[string][]agentkit.SupplyRequest{}, prompts: map[string]map[string]string{}, nth: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
@@ -224,6 +225,22 @@ func (s *Stub) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
+	if sc, ok := s.scripts[key]; ok && sc.Summary != "" && len(req.Tools) == 0 {
+		rec.Summary, rec.During = true, []string{}
+		s.requests[key] = append(s.requests[key], rec)
+		s.seq++
+		id := fmt.Sprintf("chatcmpl-sifu-%d", s.seq)
+		s.mu.Unlock()
+		if req.Stream {
+			s.streamReply(w, id, req.Model, sc.Summary, agentkit.Reply{Text: sc.Summary}, nil)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": 0, "model": req.Model,
+			"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": sc.Summary}, "finish_reason": "stop"}}})
+		return
+	}
 	rec.During = []string{}
 	for k, n := range s.active {
 		if n > 0 && k != key {
@@ -233,6 +250,10 @@ func (s *Stub) chat(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(rec.During)
 	s.requests[key] = append(s.requests[key], rec)
 	sc, scripted := s.scripts[key]
+	if scripted && sc.InOrder {
+		assistants = s.nth[key]
+		s.nth[key]++
+	}
 	s.seq++
 	id := fmt.Sprintf("chatcmpl-sifu-%d", s.seq)
 	servedKey := fmt.Sprintf("%s\x1f%d", key, assistants)
