@@ -178,6 +178,7 @@ func New(app *App, opts Options) (*Gateway, error) {
 	}
 	for _, a := range app.Agents {
 		rt := &agentRT{cfg: a, byName: map[string]*capability{}, askUser: a.Capabilities.AskUser == nil || *a.Capabilities.AskUser}
+		g.seedMemories(a)
 		system, err := app.resolvePrompt(a.Prompt.System, g.http, opts.Faults)
 		if err != nil {
 			g.Close()
