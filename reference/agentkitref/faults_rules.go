@@ -165,6 +165,7 @@ var storesCaughtBy = map[Fault][]string{
 var keepingCaughtBy = map[Fault][]string{
 	FaultCompactionKeepsAll:    {"AK-COMPACT-01"},
 	FaultCompactionSplitsPairs: {"AK-COMPACT-01"},
+	FaultRollingSummaryIgnored: {"AK-COMPACT-02"},
 	FaultSeedNotShared:         {"AK-MEMORY-03"},
 	FaultSharedWriteAsUser:     {"AK-MEMORY-04"},
 	FaultSessionScopeShared:    {"AK-MEMORY-05"},

@@ -548,7 +548,6 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 		answer = t.direct(answer)
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.running[key] == run {
 		delete(g.running, key)
 	}
@@ -560,10 +559,17 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 			mk := g.memoryKey(t, key)
 			g.history[mk] = append(g.storedHistory(t.agent, mk), message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
 			if err := g.storeHistory(t.agent, mk); err != nil {
+				g.mu.Unlock()
 				return "", err
 			}
+			g.mu.Unlock()
+			if err := g.rollSummary(ctx, t.agent, mk); err != nil {
+				return "", err
+			}
+			return answer, nil
 		}
 	}
+	g.mu.Unlock()
 	return answer, err
 }
 
@@ -576,8 +582,9 @@ func (g *Gateway) memoryKey(t *turn, key string) string {
 }
 
 func (g *Gateway) window(a *agentRT, h []message) []message {
-	if w := a.cfg.Session.Window; w > 0 && len(h) > w {
-		h = h[len(h)-w:]
+	h, head := g.sessionView(h)
+	if w := a.cfg.Session.Window; w > 0 && len(h)-head > w {
+		h = append(append([]message(nil), h[:head]...), h[len(h)-w:]...)
 	}
 	return append([]message(nil), h...)
 }

@@ -84,10 +84,16 @@ func (t *turn) compacted(ctx context.Context, msgs []message) []message {
 // summarise has the model summarise older messages (and the summary so
 // far): a call that offers no tools.
 func (t *turn) summarise(ctx context.Context, older []message) (string, error) {
-	var b strings.Builder
 	if t.comp.text != "" {
-		fmt.Fprintf(&b, "earlier summary: %s\n", t.comp.text)
+		older = append([]message{{Role: "earlier summary", Content: t.comp.text}}, older...)
 	}
+	return t.g.summarise(ctx, t.agent, older)
+}
+
+// summarise has the model summarise messages, in a call that offers no
+// tools.
+func (g *Gateway) summarise(ctx context.Context, a *agentRT, older []message) (string, error) {
+	var b strings.Builder
 	for _, m := range older {
 		text := m.Content
 		for _, c := range m.ToolCalls {
@@ -95,7 +101,7 @@ func (t *turn) summarise(ctx context.Context, older []message) (string, error) {
 		}
 		fmt.Fprintf(&b, "%s: %s\n", m.Role, text)
 	}
-	reply, err := t.g.completeRetrying(ctx, t.agent, []message{{Role: "system", Content: summaryPrompt}, {Role: "user", Content: b.String()}}, nil, nil)
+	reply, err := g.completeRetrying(ctx, a, []message{{Role: "system", Content: summaryPrompt}, {Role: "user", Content: b.String()}}, nil, nil)
 	if err != nil {
 		return "", err
 	}
@@ -248,4 +254,75 @@ func (g *Gateway) keepPlan(a *agentRT, key string, items []todoItem) error {
 		return fmt.Errorf("todo store %s: %w", dir, err)
 	}
 	return nil
+}
+
+// summaryRole marks a session's summary record in its history.
+const summaryRole = "summary"
+
+// sessionView is a session's history as later turns see it: after its
+// latest summary record, the summary, the session's first user message
+// and the messages the summary does not cover; head is how many of those
+// come before the session's own messages (the summary and the first user
+// message).
+func (g *Gateway) sessionView(h []message) (view []message, head int) {
+	var raw []message
+	var last *message
+	for i := range h {
+		if h[i].Role == summaryRole {
+			last = &h[i]
+			continue
+		}
+		raw = append(raw, h[i])
+	}
+	if last == nil || has(g.faults, FaultRollingSummaryIgnored) {
+		return raw, 0
+	}
+	n := min(last.Covered, len(raw))
+	view = []message{{Role: "system", Content: "[Summary of the earlier conversation]\n" + last.Content}}
+	for _, m := range raw[:n] {
+		if m.Role == "user" && m.Content != "" {
+			view = append(view, m)
+			break
+		}
+	}
+	head = len(view)
+	return append(view, raw[n:]...), head
+}
+
+// rollSummary summarises a session whose view has grown past
+// loop.compaction.max_messages (with session.window on): the view's older
+// part goes into a summary record that later turns see in its place, the
+// latest keep_recent messages kept.
+func (g *Gateway) rollSummary(ctx context.Context, a *agentRT, key string) error {
+	c := a.cfg.compaction()
+	if c.MaxMessages <= 0 || a.cfg.Session.Window <= 0 {
+		return nil
+	}
+	g.mu.Lock()
+	h := g.storedHistory(a, key)
+	view, head := g.sessionView(h)
+	covered := 0
+	for _, m := range h {
+		if m.Role == summaryRole {
+			covered = m.Covered
+		}
+	}
+	cut := max(len(view)-a.cfg.keep(), 0)
+	for cut < len(view) && view[cut].Role == "tool" {
+		cut++
+	}
+	if len(view) <= c.MaxMessages || cut <= head || cut >= len(view) {
+		g.mu.Unlock()
+		return nil
+	}
+	older := append([]message(nil), view[:cut]...)
+	g.mu.Unlock()
+	text, err := g.summarise(ctx, a, older)
+	if err != nil {
+		return nil // a summary is an optimisation: the session goes on whole
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.history[key] = append(g.storedHistory(a, key), message{Role: summaryRole, Content: text, Covered: covered + cut - head})
+	return g.storeHistory(a, key)
 }

@@ -136,6 +136,17 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return map[string]any{"script": str("name"), "key": e.key(str("name"))}, nil
 	case step.Op == engine.OpAct && step.Name == "request":
 		return e.request(ctx, p)
+	case step.Op == engine.OpRead && step.Name == "summary":
+		wctx, cancel := context.WithTimeout(ctx, holdWait)
+		err := e.target.Stub().WaitSummary(wctx, e.key(str("script")))
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return nil, &engine.Violation{Msg: fmt.Sprintf("the gateway asked the model for no summary under script %s within %s", str("script"), holdWait)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"summarised": true}, nil
 	case step.Op == engine.OpRead && step.Name == "model_requests":
 		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
 	case step.Op == engine.OpRead && step.Name == "mcp_requests":

@@ -20,6 +20,9 @@ type Stub interface {
 	WaitHeld(ctx context.Context, key string) error
 	// Release lets the held model calls of key answer.
 	Release(key string)
+	// WaitSummary blocks until a summary call of key (Script.Summary) has
+	// been answered, or ctx ends.
+	WaitSummary(ctx context.Context, key string) error
 	// MCPRequests are the requests the stub MCP server of source received
 	// for the check named key (Settings.MCPKey), oldest first. Its tool
 	// calls are also tool calls (ToolCallRecords, method "MCP", the
