@@ -141,6 +141,7 @@ const (
 	FaultCompactionKeepsAll    Fault = "compaction-keeps-all"    // after a summary the older messages still reach the model
 	FaultCompactionSplitsPairs Fault = "compaction-splits-pairs" // the kept part may start with a tool result whose call was summarised
 	FaultRollingSummaryIgnored Fault = "rolling-summary-ignored" // a session's summary is made but later turns see only the window
+	FaultToolClearIgnored      Fault = "tool-clear-ignored"      // loop.compaction.tool_clear_over clears nothing
 	FaultSeedNotShared         Fault = "seed-not-shared"         // memory.seed is not put in the shared pool
 	FaultSharedWriteAsUser     Fault = "shared-write-as-user"    // scope.write shared saves to the user's own scope
 	FaultSessionScopeShared    Fault = "session-scope-shared"    // the session scope is one bucket for every session
@@ -172,7 +173,7 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn,
 	FaultRememberPlain, FaultAttachAlways, FaultEvidenceDelivered, FaultDirectIgnored, FaultDirectAnyCall,
 	FaultSessionStoreIgnored, FaultMemoryOneBucket, FaultMemoryAnonymousShared,
-	FaultCompactionKeepsAll, FaultCompactionSplitsPairs, FaultRollingSummaryIgnored, FaultSeedNotShared, FaultSharedWriteAsUser, FaultSessionScopeShared, FaultRecallAnyUser,
+	FaultCompactionKeepsAll, FaultCompactionSplitsPairs, FaultRollingSummaryIgnored, FaultToolClearIgnored, FaultSeedNotShared, FaultSharedWriteAsUser, FaultSessionScopeShared, FaultRecallAnyUser,
 	FaultModuleSlotsUnchecked, FaultTodoStoreIgnored}
 
 // ParseFaults checks fault names.

@@ -166,6 +166,7 @@ var keepingCaughtBy = map[Fault][]string{
 	FaultCompactionKeepsAll:    {"AK-COMPACT-01"},
 	FaultCompactionSplitsPairs: {"AK-COMPACT-01"},
 	FaultRollingSummaryIgnored: {"AK-COMPACT-02"},
+	FaultToolClearIgnored:      {"AK-COMPACT-03"},
 	FaultSeedNotShared:         {"AK-MEMORY-03"},
 	FaultSharedWriteAsUser:     {"AK-MEMORY-04"},
 	FaultSessionScopeShared:    {"AK-MEMORY-05"},

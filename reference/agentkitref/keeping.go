@@ -41,10 +41,17 @@ const summaryPrompt = "Summarise the conversation below as short points: the use
 // user message, the latest keep_recent kept (a tool result with its call).
 func (t *turn) compacted(ctx context.Context, msgs []message) []message {
 	c := t.agent.cfg.compaction()
-	if c.MaxMessages <= 0 || len(msgs) == 0 {
+	if (c.MaxMessages <= 0 && c.ToolClearOver <= 0) || len(msgs) == 0 {
 		return msgs
 	}
 	conv := msgs[1:]
+	if c.ToolClearOver > 0 && !has(t.g.faults, FaultToolClearIgnored) {
+		keep := c.ToolClearKeep
+		if keep <= 0 {
+			keep = t.agent.cfg.keep()
+		}
+		conv = clearToolResults(conv, c.ToolClearOver, keep)
+	}
 	anchor := func(n int) []message {
 		for _, m := range conv[:n] {
 			if m.Role == "user" && m.Content != "" {
@@ -63,7 +70,7 @@ func (t *turn) compacted(ctx context.Context, msgs []message) []message {
 		}
 		return append(out, conv[t.comp.covered:]...)
 	}
-	if len(view()) > c.MaxMessages {
+	if c.MaxMessages > 0 && len(view()) > c.MaxMessages {
 		cut := max(len(conv)-t.agent.cfg.keep(), 0)
 		for cut < len(conv) && conv[cut].Role == "tool" && !has(t.g.faults, FaultCompactionSplitsPairs) {
 			cut++
@@ -79,6 +86,19 @@ func (t *turn) compacted(ctx context.Context, msgs []message) []message {
 		}
 	}
 	return append([]message{msgs[0]}, view()...)
+}
+
+// clearToolResults is conv with each tool result longer than over
+// characters, outside the latest keep messages, replaced by a short note
+// (its call and id kept).
+func clearToolResults(conv []message, over, keep int) []message {
+	out := append([]message(nil), conv...)
+	for i := 0; i < len(out)-keep; i++ {
+		if n := len([]rune(out[i].Content)); out[i].Role == "tool" && n > over {
+			out[i].Content = fmt.Sprintf("[an earlier tool result of %d characters, cleared; call the tool again if it is needed]", n)
+		}
+	}
+	return out
 }
 
 // summarise has the model summarise older messages (and the summary so

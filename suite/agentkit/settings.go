@@ -61,6 +61,11 @@ type CompactionSettings struct {
 	MaxMessages int `json:"max_messages,omitempty"`
 	MaxTokens   int `json:"max_tokens,omitempty"`
 	KeepRecent  int `json:"keep_recent,omitempty"`
+	// ToolClearOver and ToolClearKeep are the clearing of old tool
+	// results: longer than this many characters, outside the latest
+	// ToolClearKeep messages.
+	ToolClearOver int `json:"tool_clear_over,omitempty"`
+	ToolClearKeep int `json:"tool_clear_keep,omitempty"`
 }
 
 // MemorySeed is one memory.seed entry.
