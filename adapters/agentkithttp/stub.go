@@ -46,6 +46,8 @@ type Stub struct {
 	mcp      map[string][]agentkit.MCPRequest    // check \x1f source → requests
 	supply   map[string][]agentkit.SupplyRequest // check \x1f source → requests
 	prompts  map[string]map[string]string        // check → prompt name → text
+	nth      map[string]int                      // key → model calls served (Script.InOrder)
+	summed   map[string]chan struct{}            // key → closed once a summary call is answered
 	seq      int
 }
 
@@ -82,6 +84,43 @@ func (s *Stub) WaitHeld(ctx context.Context, key string) error {
 	}
 }
 
+// summaryDone is the channel closed once a summary call of key has been
+// answered. s.mu is held.
+func (s *Stub) summaryDone(key string) chan struct{} {
+	c := s.summed[key]
+	if c == nil {
+		c = make(chan struct{})
+		s.summed[key] = c
+	}
+	return c
+}
+
+// summarised marks a summary call of key as answered.
+func (s *Stub) summarised(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.summaryDone(key)
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
+}
+
+// WaitSummary blocks until a summary call of key has been answered, or ctx
+// ends.
+func (s *Stub) WaitSummary(ctx context.Context, key string) error {
+	s.mu.Lock()
+	c := s.summaryDone(key)
+	s.mu.Unlock()
+	select {
+	case <-c:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("no summary call of the script was answered: %w", ctx.Err())
+	}
+}
+
 // Release lets the held model calls of key answer.
 func (s *Stub) Release(key string) {
 	s.mu.Lock()
@@ -102,7 +141,7 @@ func StartStub(addr string) (*Stub, error) {
 		return nil, fmt.Errorf("stub model: listen on %s: %w", addr, err)
 	}
 	s := &Stub{ln: ln, scripts: map[string]agentkit.Script{}, requests: map[string][]agentkit.ModelRequest{}, calls: map[string]int{}, records: map[string][]agentkit.ToolCall{}, holds: map[string]*hold{}, served: map[string]int{}, active: map[string]int{}, mcp: map[string][]agentkit.MCPRequest{},
-		supply: map[string][]agentkit.SupplyRequest{}, prompts: map[string]map[string]string{}}
+		supply: map[string][]agentkit.SupplyRequest{}, prompts: map[string]map[string]string{}, nth: map[string]int{}, summed: map[string]chan struct{}{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("POST /v1/chat/completions", s.chat)
 	mux.HandleFunc("/tools/{name}", s.tool)
@@ -224,6 +263,26 @@ func (s *Stub) chat(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mu.Lock()
+	if sc, ok := s.scripts[key]; ok && sc.Summary != "" && len(req.Tools) == 0 {
+		rec.Summary, rec.During = true, []string{}
+		s.requests[key] = append(s.requests[key], rec)
+		s.seq++
+		id := fmt.Sprintf("chatcmpl-sifu-%d", s.seq)
+		s.mu.Unlock()
+		defer s.summarised(key)
+		if req.Stream {
+			s.streamReply(w, id, req.Model, sc.Summary, agentkit.Reply{Text: sc.Summary}, nil)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"id": id, "object": "chat.completion", "created": 0, "model": req.Model,
+			"usage":   map[string]any{"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+			"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": sc.Summary}, "finish_reason": "stop"}}})
+		if f, ok := w.(http.Flusher); ok {
+			f.Flush()
+		}
+		return
+	}
 	rec.During = []string{}
 	for k, n := range s.active {
 		if n > 0 && k != key {
@@ -233,6 +292,10 @@ func (s *Stub) chat(w http.ResponseWriter, r *http.Request) {
 	slices.Sort(rec.During)
 	s.requests[key] = append(s.requests[key], rec)
 	sc, scripted := s.scripts[key]
+	if scripted && sc.InOrder {
+		assistants = s.nth[key]
+		s.nth[key]++
+	}
 	s.seq++
 	id := fmt.Sprintf("chatcmpl-sifu-%d", s.seq)
 	servedKey := fmt.Sprintf("%s\x1f%d", key, assistants)

@@ -231,10 +231,15 @@ type Agent struct {
 			Write string   `yaml:"write"`
 			Read  []string `yaml:"read"`
 		} `yaml:"scope"`
+		Seed   []MemorySeed `yaml:"seed"`
+		Recall struct {
+			TopK int `yaml:"top_k"`
+		} `yaml:"recall"`
 	} `yaml:"memory"`
 	Todo struct {
-		Enabled *bool  `yaml:"enabled"`
-		Store   string `yaml:"store"`
+		Enabled     *bool          `yaml:"enabled"`
+		Store       string         `yaml:"store"`
+		StoreConfig map[string]any `yaml:"store_config"`
 	} `yaml:"todo"`
 	Digest struct {
 		Over     *int   `yaml:"over"`
@@ -604,6 +609,9 @@ func (a *Agent) validate(fsys fs.FS, app *App, skip func(string) bool) error {
 			return fmt.Errorf("agent %s: session: the file store needs store_config.dir", a.Name)
 		}
 	}
+	if skip("module-slots") { // planted: only the session slot is checked
+		slots = slices.DeleteFunc(slots, func(s struct{ kind, value string }) bool { return s.kind != "session" })
+	}
 	for _, slot := range slots {
 		if err := checkSlot(slot.kind, slot.value, stores); err != nil {
 			return fmt.Errorf("agent %s: %w", a.Name, err)
@@ -630,7 +638,13 @@ func (a *Agent) validate(fsys fs.FS, app *App, skip func(string) bool) error {
 // checkSlot checks a store slot: a bare backend type, or a reference to a
 // declared store instance of the slot's kind.
 func checkSlot(slot, value string, stores map[string]StoreDecl) error {
-	if value == "" || !strings.HasPrefix(value, "cap://") {
+	if value == "" {
+		return nil
+	}
+	if !strings.HasPrefix(value, "cap://") {
+		if !slices.Contains(storeTypes, value) {
+			return fmt.Errorf("%s: unknown store type %q (this gateway offers %s)", slot, value, strings.Join(storeTypes, ", "))
+		}
 		return nil
 	}
 	ref, err := ParseRef(value)

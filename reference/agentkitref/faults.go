@@ -135,6 +135,21 @@ const (
 	FaultMemoryAnonymousShared Fault = "memory-anonymous-shared" // a save without a user identity lands in the shared pool
 )
 
+// The planted faults of compaction at run time, memory scopes beyond the
+// user's, and the other modules' store slots.
+const (
+	FaultCompactionKeepsAll    Fault = "compaction-keeps-all"    // after a summary the older messages still reach the model
+	FaultCompactionSplitsPairs Fault = "compaction-splits-pairs" // the kept part may start with a tool result whose call was summarised
+	FaultRollingSummaryIgnored Fault = "rolling-summary-ignored" // a session's summary is made but later turns see only the window
+	FaultToolClearIgnored      Fault = "tool-clear-ignored"      // loop.compaction.tool_clear_over clears nothing
+	FaultSeedNotShared         Fault = "seed-not-shared"         // memory.seed is not put in the shared pool
+	FaultSharedWriteAsUser     Fault = "shared-write-as-user"    // scope.write shared saves to the user's own scope
+	FaultSessionScopeShared    Fault = "session-scope-shared"    // the session scope is one bucket for every session
+	FaultRecallAnyUser         Fault = "recall-any-user"         // automatic recall reads every user's memories
+	FaultModuleSlotsUnchecked  Fault = "module-slots-unchecked"  // only the session store slot is checked at start-up
+	FaultTodoStoreIgnored      Fault = "todo-store-ignored"      // a file todo store is not used: plans live in memory only
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, FaultResumeAnySession,
 	FaultWrongErrorText, FaultAcceptInvalidConfig, FaultApprovalText, FaultA2AErrorStatus, FaultLenientApprove,
@@ -157,7 +172,9 @@ var Faults = []Fault{FaultEffectTwice, FaultSSENoDone, FaultInflightReexecuted, 
 	FaultNoLocalTool, FaultStatus400OK, FaultPathQueryEscape, FaultHeadReadonly, FaultTruncateAtLimit, FaultSSEFirstErrorEvent, FaultEmptyIncludeAll,
 	FaultMCPRulesIgnored, FaultMCPDangerousDropped, FaultToolTimeoutIgnored, FaultToolTimeoutFailsTurn,
 	FaultRememberPlain, FaultAttachAlways, FaultEvidenceDelivered, FaultDirectIgnored, FaultDirectAnyCall,
-	FaultSessionStoreIgnored, FaultMemoryOneBucket, FaultMemoryAnonymousShared}
+	FaultSessionStoreIgnored, FaultMemoryOneBucket, FaultMemoryAnonymousShared,
+	FaultCompactionKeepsAll, FaultCompactionSplitsPairs, FaultRollingSummaryIgnored, FaultToolClearIgnored, FaultSeedNotShared, FaultSharedWriteAsUser, FaultSessionScopeShared, FaultRecallAnyUser,
+	FaultModuleSlotsUnchecked, FaultTodoStoreIgnored}
 
 // ParseFaults checks fault names.
 func ParseFaults(names []string) ([]Fault, error) {
@@ -204,6 +221,8 @@ func LoadDirEnv(dir string, faults []Fault, env map[string]string) (*App, error)
 			return has(faults, FaultRiskLevels)
 		case "self-import":
 			return has(faults, FaultSelfImport)
+		case "module-slots":
+			return has(faults, FaultModuleSlotsUnchecked)
 		case "window":
 			return has(faults, FaultAcceptInvalidConfig)
 		case "boundary":

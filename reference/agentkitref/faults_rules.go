@@ -160,7 +160,25 @@ var storesCaughtBy = map[Fault][]string{
 	FaultMemoryAnonymousShared: {"AK-MEMORY-02"},
 }
 
+// keepingCaughtBy are the rules of the faults of compaction, memory scopes
+// and module store slots.
+var keepingCaughtBy = map[Fault][]string{
+	FaultCompactionKeepsAll:    {"AK-COMPACT-01"},
+	FaultCompactionSplitsPairs: {"AK-COMPACT-01"},
+	FaultRollingSummaryIgnored: {"AK-COMPACT-02"},
+	FaultToolClearIgnored:      {"AK-COMPACT-03"},
+	FaultSeedNotShared:         {"AK-MEMORY-03"},
+	FaultSharedWriteAsUser:     {"AK-MEMORY-04"},
+	FaultSessionScopeShared:    {"AK-MEMORY-05"},
+	FaultRecallAnyUser:         {"AK-MEMORY-06"},
+	FaultModuleSlotsUnchecked:  {"AK-STORE-02"},
+	FaultTodoStoreIgnored:      {"AK-STORE-03"},
+}
+
 func init() {
+	for f, rules := range keepingCaughtBy {
+		CaughtBy[f] = rules
+	}
 	for f, rules := range supplyCaughtBy {
 		CaughtBy[f] = rules
 	}

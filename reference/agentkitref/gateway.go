@@ -178,6 +178,7 @@ func New(app *App, opts Options) (*Gateway, error) {
 	}
 	for _, a := range app.Agents {
 		rt := &agentRT{cfg: a, byName: map[string]*capability{}, askUser: a.Capabilities.AskUser == nil || *a.Capabilities.AskUser}
+		g.seedMemories(a)
 		system, err := app.resolvePrompt(a.Prompt.System, g.http, opts.Faults)
 		if err != nil {
 			g.Close()
@@ -547,7 +548,6 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 		answer = t.direct(answer)
 	}
 	g.mu.Lock()
-	defer g.mu.Unlock()
 	if g.running[key] == run {
 		delete(g.running, key)
 	}
@@ -559,10 +559,17 @@ func (g *Gateway) runRecorded(ctx context.Context, t *turn, input string) (strin
 			mk := g.memoryKey(t, key)
 			g.history[mk] = append(g.storedHistory(t.agent, mk), message{Role: "user", Content: input}, message{Role: "assistant", Content: answer})
 			if err := g.storeHistory(t.agent, mk); err != nil {
+				g.mu.Unlock()
 				return "", err
 			}
+			g.mu.Unlock()
+			if err := g.rollSummary(ctx, t.agent, mk); err != nil {
+				return "", err
+			}
+			return answer, nil
 		}
 	}
+	g.mu.Unlock()
 	return answer, err
 }
 
@@ -575,8 +582,9 @@ func (g *Gateway) memoryKey(t *turn, key string) string {
 }
 
 func (g *Gateway) window(a *agentRT, h []message) []message {
-	if w := a.cfg.Session.Window; w > 0 && len(h) > w {
-		h = h[len(h)-w:]
+	h, head := g.sessionView(h)
+	if w := a.cfg.Session.Window; w > 0 && len(h)-head > w {
+		h = append(append([]message(nil), h[:head]...), h[len(h)-w:]...)
 	}
 	return append([]message(nil), h...)
 }

@@ -52,6 +52,9 @@ func (t *turn) scopeOf(ctx context.Context, word string) string {
 		}
 		return ""
 	case "session":
+		if has(t.g.faults, FaultSessionScopeShared) {
+			return "session:"
+		}
 		return "session:" + t.session
 	}
 	return word
@@ -69,6 +72,9 @@ func (t *turn) memory(ctx context.Context, name, args string) (result string, ha
 			return "memory not saved: the arguments must be {\"key\", \"value\"}: " + err.Error(), true
 		}
 		sc := t.scopeOf(ctx, scope.Write)
+		if scope.Write == "shared" && has(t.g.faults, FaultSharedWriteAsUser) {
+			sc = t.scopeOf(ctx, "user")
+		}
 		if has(t.g.faults, FaultMemoryOneBucket) {
 			sc = "all"
 		}

@@ -19,6 +19,9 @@ type message struct {
 	Content    string     `json:"content"`
 	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
+	// Covered, on a session's summary record (role summary, never sent),
+	// is how many of the session's messages the summary stands for.
+	Covered int `json:"covered,omitempty"`
 }
 
 type toolCall struct {

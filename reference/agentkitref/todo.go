@@ -64,7 +64,7 @@ func (t *turn) todoKey() string { return t.agent.cfg.Name + "\x1f" + t.session }
 func (t *turn) todo(name, args string) (result string, handled bool) {
 	switch name {
 	case "todo_read":
-		items := t.g.plans.get(t.todoKey())
+		items := t.g.planOf(t.agent, t.todoKey())
 		if len(items) == 0 {
 			return "The plan is empty.", true
 		}
@@ -79,7 +79,9 @@ func (t *turn) todo(name, args string) (result string, handled bool) {
 		if msg := checkPlan(a.Todos, t.g.faults); msg != "" {
 			return msg, true
 		}
-		t.g.plans.set(t.todoKey(), a.Todos)
+		if err := t.g.keepPlan(t.agent, t.todoKey(), a.Todos); err != nil {
+			return "Plan not kept: " + err.Error(), true
+		}
 		if len(a.Todos) == 0 {
 			return "The plan is cleared.", true
 		}
@@ -135,7 +137,7 @@ func (t *turn) withPlan(msgs []message) []message {
 	if has(t.g.faults, FaultTodoNotShown) {
 		return msgs
 	}
-	items := t.g.plans.get(t.todoKey())
+	items := t.g.planOf(t.agent, t.todoKey())
 	if has(t.g.faults, FaultTodoShared) {
 		items = t.g.plans.anyPlan()
 	}

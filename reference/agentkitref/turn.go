@@ -147,6 +147,8 @@ type turn struct {
 	// skill results that go with the answer.
 	input        string
 	deliverables []deliverable
+	// comp is the turn's compaction so far (loop.compaction).
+	comp compaction
 }
 
 // repeat is the breaker's state for one tool and arguments.
@@ -201,7 +203,7 @@ func (t *turn) run(ctx context.Context, history []message, input string) (string
 		}
 		t.calls++
 		end := t.trace("ChatModel", "ChatModel")
-		reply, err := t.g.completeRetrying(ctx, t.agent, t.withPlan(msgs), specs, t.onDelta)
+		reply, err := t.g.completeRetrying(ctx, t.agent, t.withRecall(ctx, t.withPlan(t.compacted(ctx, msgs))), specs, t.onDelta)
 		end(err)
 		if err != nil {
 			return "", err

@@ -52,6 +52,10 @@ func Register(sc *godog.ScenarioContext) {
 		read(ctx, "model_requests", map[string]any{"script": scr})
 		return nil
 	})
+	sc.Step(`^the gateway has had the model summarise under script `+name+`$`, func(ctx context.Context, scr string) error {
+		read(ctx, "summary", map[string]any{"script": scr}, engine.Match{Pointer: "/result/summarised", Matcher: true})
+		return nil
+	})
 	sc.Step(`^the calls of tool ([a-z_]+) under script `+name+` are read$`, func(ctx context.Context, tool, scr string) error {
 		read(ctx, "tool_calls", map[string]any{"script": scr, "tool": tool})
 		return nil

@@ -136,6 +136,17 @@ func (e *Executor) execute(ctx context.Context, step engine.Step) (any, error) {
 		return map[string]any{"script": str("name"), "key": e.key(str("name"))}, nil
 	case step.Op == engine.OpAct && step.Name == "request":
 		return e.request(ctx, p)
+	case step.Op == engine.OpRead && step.Name == "summary":
+		wctx, cancel := context.WithTimeout(ctx, holdWait)
+		err := e.target.Stub().WaitSummary(wctx, e.key(str("script")))
+		cancel()
+		if err != nil && ctx.Err() == nil {
+			return nil, &engine.Violation{Msg: fmt.Sprintf("the gateway asked the model for no summary under script %s within %s", str("script"), holdWait)}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"summarised": true}, nil
 	case step.Op == engine.OpRead && step.Name == "model_requests":
 		return modelRequests(e.target.Stub().Requests(e.key(str("script")))), nil
 	case step.Op == engine.OpRead && step.Name == "mcp_requests":
@@ -282,18 +293,38 @@ func events(st Stream) map[string]any {
 }
 
 // modelRequests summarises what the model received for one script: every
-// request, the tools first offered, and of the last request the tool
-// results (in order, and joined by " | ") and every message text (seen).
-func modelRequests(reqs []ModelRequest) map[string]any {
+// request (with its message texts joined), the tools first offered, and of
+// the last request the tool results (in order, and joined by " | ") and
+// every message text (seen), and per request how many tool results came
+// without their call (orphans). Summary calls (Script.Summary) are apart,
+// in summaries, and counted in none of the rest.
+func modelRequests(all []ModelRequest) map[string]any {
+	var reqs []ModelRequest
+	summaries := []any{}
+	for _, r := range all {
+		if !r.Summary {
+			reqs = append(reqs, r)
+			continue
+		}
+		var text []string
+		for _, m := range r.Messages {
+			c, _ := m["content"].(string)
+			text = append(text, c)
+		}
+		summaries = append(summaries, map[string]any{"messages": len(r.Messages), "text": strings.Join(text, "\n")})
+	}
 	list := make([]any, len(reqs))
+	orphans := []any{}
 	var toolText, seen []string
 	results := []any{}
 	tools := []any{}
 	for i, r := range reqs {
 		msgs := make([]any, len(r.Messages))
+		var text []string
 		for j, m := range r.Messages {
 			msgs[j] = m
 			c, _ := m["content"].(string)
+			text = append(text, c)
 			if i == len(reqs)-1 && m["role"] == "tool" {
 				toolText = append(toolText, c)
 				results = append(results, c)
@@ -313,7 +344,8 @@ func modelRequests(reqs []ModelRequest) map[string]any {
 		for j, k := range r.During {
 			during[j] = k
 		}
-		list[i] = map[string]any{"stream": r.Stream, "tools": names, "messages": msgs, "during": during}
+		list[i] = map[string]any{"stream": r.Stream, "tools": names, "messages": msgs, "during": during, "text": strings.Join(text, "\n")}
+		orphans = append(orphans, orphanResults(r.Messages))
 	}
 	parsed := make([]any, len(results))
 	for i, r := range results {
@@ -324,7 +356,29 @@ func modelRequests(reqs []ModelRequest) map[string]any {
 		}
 	}
 	return map[string]any{"count": len(reqs), "requests": list, "tools": tools, "tool_text": strings.Join(toolText, " | "),
-		"tool_results": results, "tool_results_json": parsed, "seen": strings.Join(seen, "\n")}
+		"tool_results": results, "tool_results_json": parsed, "seen": strings.Join(seen, "\n"), "summaries": summaries,
+		"orphans": orphans}
+}
+
+// orphanResults counts the tool results of a request whose call (an
+// assistant message's tool call with that id) is not before them in it.
+func orphanResults(msgs []map[string]any) int {
+	called := map[string]bool{}
+	n := 0
+	for _, m := range msgs {
+		if calls, _ := m["tool_calls"].([]any); m["role"] == "assistant" {
+			for _, c := range calls {
+				if c, ok := c.(map[string]any); ok {
+					id, _ := c["id"].(string)
+					called[id] = true
+				}
+			}
+		}
+		if id, _ := m["tool_call_id"].(string); m["role"] == "tool" && !called[id] {
+			n++
+		}
+	}
+	return n
 }
 
 // mcpRequests summarises what a stub MCP server received for a check:

@@ -32,6 +32,46 @@ type Settings struct {
 	Exclude []string `json:"exclude,omitempty"`
 	Supply
 	Runtime
+	Keeping
+}
+
+// Keeping are the settings of what an agent keeps over a conversation:
+// loop.compaction, the long-term memory's scopes, seed and recall, and
+// the todo module's store slot.
+type Keeping struct {
+	// Compaction is the assistant's loop.compaction (nil: none).
+	Compaction *CompactionSettings `json:"compaction,omitempty"`
+	// MemoryRead is memory.scope.read (empty: the default, user and
+	// shared).
+	MemoryRead []string `json:"memory_read,omitempty"`
+	// MemorySeed are memory.seed's entries, put in the shared pool at
+	// start-up.
+	MemorySeed []MemorySeed `json:"memory_seed,omitempty"`
+	// MemoryRecall is memory.recall.top_k (0: no automatic recall).
+	MemoryRecall int `json:"memory_recall,omitempty"`
+	// TodoStore is the todo module's store slot: "named" declares a file
+	// store instance plans (kind todo, dir ./plans) and refers to it as
+	// cap://store/todo/plans, "bare" writes store: file with store_config
+	// {dir: ./plans}; "" leaves the default.
+	TodoStore string `json:"todo_store,omitempty"`
+}
+
+// CompactionSettings are a loop.compaction block.
+type CompactionSettings struct {
+	MaxMessages int `json:"max_messages,omitempty"`
+	MaxTokens   int `json:"max_tokens,omitempty"`
+	KeepRecent  int `json:"keep_recent,omitempty"`
+	// ToolClearOver and ToolClearKeep are the clearing of old tool
+	// results: longer than this many characters, outside the latest
+	// ToolClearKeep messages.
+	ToolClearOver int `json:"tool_clear_over,omitempty"`
+	ToolClearKeep int `json:"tool_clear_keep,omitempty"`
+}
+
+// MemorySeed is one memory.seed entry.
+type MemorySeed struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
 }
 
 // Runtime are the settings of the tool time limit, remembered approvals

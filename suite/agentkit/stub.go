@@ -20,6 +20,9 @@ type Stub interface {
 	WaitHeld(ctx context.Context, key string) error
 	// Release lets the held model calls of key answer.
 	Release(key string)
+	// WaitSummary blocks until a summary call of key (Script.Summary) has
+	// been answered, or ctx ends.
+	WaitSummary(ctx context.Context, key string) error
 	// MCPRequests are the requests the stub MCP server of source received
 	// for the check named key (Settings.MCPKey), oldest first. Its tool
 	// calls are also tool calls (ToolCallRecords, method "MCP", the
@@ -107,6 +110,16 @@ type Script struct {
 	// takes "fail" (a JSON-RPC error), "iserror" (a result with isError
 	// set) and "slow:<duration>" (the answer comes that much later).
 	Tools map[string]string `json:"tools,omitempty"`
+	// Summary, when set, answers with this text the model calls of the
+	// script that offer no tools: a gateway summarising older messages
+	// (compaction). They are recorded as summary requests, apart from the
+	// turn's calls, and take no reply of Replies.
+	Summary string `json:"summary,omitempty"`
+	// InOrder serves reply i to the script's i-th model call (summary
+	// calls aside), whatever the request holds: under compaction the older
+	// messages of a turn leave the request, so they cannot tell where the
+	// turn is.
+	InOrder bool `json:"in_order,omitempty"`
 }
 
 // ToolCall is one call of a tool endpoint as the stub received it.
@@ -127,4 +140,7 @@ type ModelRequest struct {
 	// During are the scripts whose model calls were being held when this
 	// call arrived.
 	During []string `json:"during"`
+	// Summary says the call offered no tools and was answered with the
+	// script's Summary.
+	Summary bool `json:"summary,omitempty"`
 }

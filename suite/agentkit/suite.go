@@ -37,13 +37,16 @@ var Suite = runner.Suite{
 
 // PeerText are the places of the gateway's own prose in the suite's
 // exchanges: the content of every system message of the model requests,
-// the texts of the last request joined (/result/seen, which holds it), and
+// the texts of the last request joined (/result/seen, which holds it), each
+// request's texts joined (requests/*/text), the summary calls' texts, and
 // the gateway's start-up output. User, assistant and tool messages are the
 // stub's and the checks' texts (a tool message may end with a note the
 // gateway adds, which a check reads), and stay.
 var PeerText = []engine.Place{
 	{Op: engine.OpRead, Name: "model_requests", Pointer: "/outcome/result/requests/*/messages/*/content", If: map[string]any{"role": "system"}},
 	{Op: engine.OpRead, Name: "model_requests", Pointer: "/outcome/result/seen"},
+	{Op: engine.OpRead, Name: "model_requests", Pointer: "/outcome/result/requests/*/text"},
+	{Op: engine.OpRead, Name: "model_requests", Pointer: "/outcome/result/summaries/*/text"},
 	{Op: engine.OpControl, Name: "startup", Pointer: "/outcome/result/stderr"},
 }
 
