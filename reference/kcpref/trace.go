@@ -56,6 +56,7 @@ type Trace struct {
 func PlanTrace(task string, m Manifest, opts Options) Trace {
 	p := Plan(task, m, opts)
 	o := resolveOptions(opts)
+	sizedByID := o.has(FaultTraceSizedByID)
 	o.faults = nil // the trace explains the honest cascade
 	pl := newPlanner(m, o)
 	t := Trace{Plan: p, Units: make([]TracedUnit, len(m.Units))}
@@ -94,7 +95,14 @@ func PlanTrace(task string, m Manifest, opts Options) Trace {
 		order[i] = int32(i)
 	}
 	sortCandidates(store, order)
-	pl.traceWalk(store, order, func(i int32) (*Unit, *TracedUnit) { return &pl.m.Units[unitOf[i]], &t.Units[unitOf[i]] })
+	own := func(i int) *Unit {
+		if sizedByID {
+			ix, _ := pl.lookup(pl.m.Units[i].ID)
+			i = int(ix.last)
+		}
+		return &pl.m.Units[i]
+	}
+	pl.traceWalk(store, order, func(i int32) (*Unit, *TracedUnit) { return own(unitOf[i]), &t.Units[unitOf[i]] })
 	selected := map[string]bool{}
 	for _, s := range p.Selected {
 		selected[s.ID] = true
@@ -105,7 +113,7 @@ func PlanTrace(task string, m Manifest, opts Options) Trace {
 			continue
 		}
 		tu.Outcome = "selected"
-		tokens, approximate, measured := pl.sizeOf(u)
+		tokens, approximate, measured := pl.sizeOf(own(i))
 		switch {
 		case !measured:
 			tu.Tokens = &TraceTokens{Source: "unmeasured"}
