@@ -136,7 +136,7 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 			Description: "plan --trace --json over the manifest, task and options of " + v.Name + ": the whole decision trace kcp-agent 0.27.0 prints (recorded from the Go planner, which prints the same)"}, v.Manifest, nil)
 		record(goldenAnswer{Name: v.Name, Kind: "replay-json", Vector: v.Name, Args: []string{"replay", kcp.DirPlaceholder + "/plan.json", "--json"},
 			Plans:       map[string]string{"plan.json": v.Name},
-			Description: "replay --json of " + v.Name + "'s own plan --json output, saved beside its unchanged manifest: identical, exit 0, as kcp-agent 0.27.0 prints it (recorded from the Go planner, which prints the same)"},
+			Description: "replay --json of " + v.Name + "'s own plan --json output, saved beside its unchanged manifest: identical, exit 0, since replay re-plans from the inputs the plan saved (README: replay; recorded from the Go planner)"},
 			v.Manifest, map[string]string{"plan.json": res.Stdout})
 	}
 	first := map[string]corpusVector{}  // the first vector over each manifest
