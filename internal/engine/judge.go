@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Operators are the matcher operators a Match may use, besides a literal.
@@ -90,6 +91,14 @@ func outcomeDoc(out Outcome) map[string]any {
 
 // Normalize renders any Go value as plain JSON data.
 func Normalize(v any) any {
+	switch t := v.(type) {
+	case nil, bool, float64:
+		return v // already JSON data; the round trip gives it back as it is
+	case string:
+		if utf8.ValidString(t) {
+			return v // (invalid UTF-8 comes back with U+FFFD in its place)
+		}
+	}
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return v

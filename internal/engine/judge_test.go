@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -62,5 +64,19 @@ func TestJudgeOutcomeAndRejection(t *testing.T) {
 	}
 	if msg := Judge(Expect{SameAs: "x"}, rej, &other, nil, noResolve); msg == "" {
 		t.Error("unmasked answers differ and must be told apart")
+	}
+}
+
+// TestNormalizeKeepsScalarsAsTheRoundTripDoes: the scalars Normalize hands
+// back unchanged are exactly what the JSON round trip gives (a string with
+// invalid UTF-8 still comes back repaired).
+func TestNormalizeKeepsScalarsAsTheRoundTripDoes(t *testing.T) {
+	for _, v := range []any{nil, true, false, 0.0, -1.5, 1e21, "", "a line", "ü \u2028 <&>", "bad \xff byte"} {
+		raw, _ := json.Marshal(v)
+		var want any
+		_ = json.Unmarshal(raw, &want)
+		if got := Normalize(v); !reflect.DeepEqual(got, want) {
+			t.Errorf("Normalize(%#v) = %#v, the round trip gives %#v", v, got, want)
+		}
 	}
 }

@@ -92,7 +92,12 @@ func (pl *planner) walk(store []SelectedUnit, sorted []int32, skipped *[]Skipped
 // else ceil(bytes/4) (approximate), else unmeasured.
 func (pl *planner) size(id string) (tokens float64, approximate, measured bool) {
 	ix, _ := pl.lookup(id)
-	u := pl.m.Units[ix.last]
+	return pl.sizeOf(&pl.m.Units[ix.last])
+}
+
+// sizeOf is one unit's own size (the trace sizes each unit by itself,
+// where the plan sizes it by its id, the last unit of that id).
+func (pl *planner) sizeOf(u *Unit) (tokens float64, approximate, measured bool) {
 	switch {
 	case u.SizeTokens != nil:
 		return *u.SizeTokens, false, true

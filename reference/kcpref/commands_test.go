@@ -83,6 +83,64 @@ func TestTheTraceAgreesWithThePlan(t *testing.T) {
 	}
 }
 
+// TestTheTraceJudgesEachUnitByItself: where ids repeat, the trace walks
+// each unit with its own size, and gives each the outcome of its id in the
+// plan, with its own size, price and action scope when that id is
+// selected (kcp-agent 0.27.0's plan --trace --json of this manifest).
+func TestTheTraceJudgesEachUnitByItself(t *testing.T) {
+	m := mustParse(t, `
+units:
+  - {id: a, path: a1.md, intent: foo guide, size_tokens: 10, kind: skill, load_eligible: true, action_scope: {tools: [t1]},
+     payment: {methods: [{type: x402, price_per_request: 0.1, currency: USDC}]}}
+  - {id: a, path: a2.md, intent: bar, size_tokens: 20, kind: skill, load_eligible: true, action_scope: {tools: [t2]},
+     payment: {methods: [{type: x402, price_per_request: 0.2, currency: USDC}]}}
+  - {id: b, path: b.md, intent: foo, bytes: 400}
+`)
+	ceiling := 1000.0
+	tr := PlanTrace("foo", m, Options{AsOf: asOf, ContextBudget: &ceiling, Capabilities: Capabilities{PaymentMethods: []string{"free", "x402"}}})
+	detail := func(u TracedUnit, gate string) string {
+		for _, g := range u.Gates {
+			if g.Gate == gate {
+				return g.Detail
+			}
+		}
+		return ""
+	}
+	type row struct {
+		Outcome, RejectedBy, Context string
+		Tokens                       float64
+		Cost, Scope                  string
+	}
+	var got []row
+	for _, u := range tr.Units {
+		r := row{Outcome: u.Outcome, RejectedBy: u.RejectedBy, Context: detail(u, "context_budget")}
+		if u.Tokens != nil && u.Tokens.Value != nil {
+			r.Tokens = *u.Tokens.Value
+		}
+		if u.Cost != nil {
+			r.Cost = string(render(u.Cost))
+		}
+		if u.ActionScope != nil {
+			r.Scope = string(render(u.ActionScope))
+		}
+		got = append(got, r)
+	}
+	cost := func(x string) string {
+		return "{\n  \"amount\": " + x + ",\n  \"currency\": \"USDC\",\n  \"method\": \"x402\"\n}\n"
+	}
+	scope := func(tool string) string {
+		return "{\n  \"tools\": [\n    \"" + tool + "\"\n  ],\n  \"paths\": [],\n  \"capabilities\": []\n}\n"
+	}
+	want := []row{
+		{"selected", "", "10 tokens (10 of 1,000 used)", 10, cost("0.1"), scope("t1")},
+		{"selected", "relevance", "", 20, cost("0.2"), scope("t2")},
+		{"selected", "", "100 tokens (110 of 1,000 used)", 100, "", ""},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("trace units:\n got %+v\nwant %+v", got, want)
+	}
+}
+
 // TestReplayOfAnUntouchedPlanIsIdentical: every planner vector's plan, as
 // plan --json prints it with a correlation id, replays identical over the
 // same bytes; an edited field and changed bytes drift, naming them.

@@ -110,6 +110,15 @@ const (
 	FaultDiscoverNoLlms    Fault = "discover-no-llms"    // discover crawls without checking the site's llms.txt
 )
 
+// Faults of the other JSON outputs over the corpus (plan --trace --json,
+// replay --json, diff --json): the cli goldens of vectors/kcp/cli/<kind>
+// catch them.
+const (
+	FaultTraceSizedByID             Fault = "trace-sized-by-id"             // the trace sizes a unit as the last unit of its id, as the plan does
+	FaultReplayContextBudgetDropped Fault = "replay-context-budget-dropped" // replay re-plans without the saved context budget
+	FaultDiffWarningsIgnored        Fault = "diff-warnings-ignored"         // diff reports no warning added or removed
+)
+
 // Faults lists every planted fault.
 var Faults = []Fault{
 	FaultAudienceIgnored, FaultNotForIgnored, FaultExpiryIgnored, FaultDeprecatedKept, FaultGatesSwapped,
@@ -137,6 +146,8 @@ var Faults = []Fault{
 	// network
 	FaultCleartextAllowed, FaultMappedV6Allowed, FaultRedirectsUnbounded, FaultSizeUncapped, FaultGatedRefFetched,
 	FaultAllowPrivateIgnored, FaultMCPAllowIgnored,
+	// cli goldens
+	FaultTraceSizedByID, FaultReplayContextBudgetDropped, FaultDiffWarningsIgnored,
 }
 
 // hasFault reports whether f is among faults.

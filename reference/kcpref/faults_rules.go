@@ -86,4 +86,8 @@ var CaughtBy = map[Fault][]string{
 	FaultGatedRefFetched:     {"KCP-net-follow"},
 	FaultAllowPrivateIgnored: {"KCP-net-allow-private"},
 	FaultMCPAllowIgnored:     {"KCP-net-mcp"},
+	// cli goldens
+	FaultTraceSizedByID:             {"KCP-cmd-trace"},
+	FaultReplayContextBudgetDropped: {"KCP-cmd-replay"},
+	FaultDiffWarningsIgnored:        {"KCP-cmd-diff"},
 }

@@ -120,6 +120,9 @@ func ReplayPlan(saved map[string]any, m Manifest, sig SignatureResult, faults []
 		opts.Env = &env
 	}
 	opts.AsOf, _ = saved["asOf"].(string)
+	if hasFault(faults, FaultReplayContextBudgetDropped) {
+		opts.ContextBudget = nil
+	}
 	task, _ := saved["task"].(string)
 	p := Plan(task, m, opts)
 	var now map[string]any

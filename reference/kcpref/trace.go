@@ -48,10 +48,15 @@ type Trace struct {
 // --trace` does: every unit's way through the skip gates, the reductions
 // (skill eligibility, attestation, payment, access), strict mode, and the
 // greedy walk under maxUnits and the money and context ceilings. The plan
-// is Plan's; the trace follows the same decisions with their details.
+// is Plan's; the trace follows the same decisions with their details, each
+// unit judged by itself (its own size), while its outcome is its id's in
+// the plan: a unit is selected when the plan selected a unit of its id,
+// and a selected unit shows its own size, price and action scope (which
+// differ from the plan's only where ids repeat).
 func PlanTrace(task string, m Manifest, opts Options) Trace {
 	p := Plan(task, m, opts)
 	o := resolveOptions(opts)
+	sizedByID := o.has(FaultTraceSizedByID)
 	o.faults = nil // the trace explains the honest cascade
 	pl := newPlanner(m, o)
 	t := Trace{Plan: p, Units: make([]TracedUnit, len(m.Units))}
@@ -90,7 +95,47 @@ func PlanTrace(task string, m Manifest, opts Options) Trace {
 		order[i] = int32(i)
 	}
 	sortCandidates(store, order)
-	pl.traceWalk(store, order, func(i int32) *TracedUnit { return &t.Units[unitOf[i]] })
+	own := func(i int) *Unit {
+		if sizedByID {
+			ix, _ := pl.lookup(pl.m.Units[i].ID)
+			i = int(ix.last)
+		}
+		return &pl.m.Units[i]
+	}
+	pl.traceWalk(store, order, func(i int32) (*Unit, *TracedUnit) { return own(unitOf[i]), &t.Units[unitOf[i]] })
+	selected := map[string]bool{}
+	for _, s := range p.Selected {
+		selected[s.ID] = true
+	}
+	for i := range m.Units {
+		u, tu := &pl.m.Units[i], &t.Units[i]
+		if !selected[u.ID] {
+			continue
+		}
+		tu.Outcome = "selected"
+		tokens, approximate, measured := pl.sizeOf(own(i))
+		switch {
+		case !measured:
+			tu.Tokens = &TraceTokens{Source: "unmeasured"}
+		case approximate:
+			tu.Tokens = &TraceTokens{Value: &tokens, Source: "estimated"}
+		default:
+			tu.Tokens = &TraceTokens{Value: &tokens, Source: "declared"}
+		}
+		var c SelectedUnit
+		g := pl.cascade(i, p.TaskTerms)
+		pl.reduce(&c, u, g.score(), g.hits.appendReasons(nil))
+		if price := c.Payment.PricePerRequest; c.Payment.Method == "x402" && price != nil {
+			cur := "undefined"
+			if c.Payment.Currency != nil {
+				cur = *c.Payment.Currency
+			}
+			tu.Cost = (&jsonObject{}).put("amount", *price).put("currency", cur).put("method", "x402")
+		}
+		if a := u.ActionScope; a != nil {
+			tu.ActionScope = (&jsonObject{}).put("tools", a.Tools).put("paths", a.Paths).put("capabilities", a.Capabilities)
+		}
+	}
 	return t
 }
 
@@ -157,9 +202,9 @@ func (pl *planner) traceReductions(u *Unit, c SelectedUnit, tu *TracedUnit) bool
 }
 
 // traceWalk is walk with the details of each step: the position under
-// maxUnits, the money ceiling, then the context ceiling; accepted units
-// are selected, with their size, cost and action scope.
-func (pl *planner) traceWalk(store []SelectedUnit, sorted []int32, unit func(int32) *TracedUnit) {
+// maxUnits, the money ceiling, then the context ceiling, each unit
+// measured by its own size.
+func (pl *planner) traceWalk(store []SelectedUnit, sorted []int32, unit func(int32) (*Unit, *TracedUnit)) {
 	accepted := 0
 	var spend, usedTokens float64
 	budget, ceiling := pl.o.budget, pl.o.contextBudget
@@ -167,7 +212,8 @@ func (pl *planner) traceWalk(store []SelectedUnit, sorted []int32, unit func(int
 	num := func(x float64) string { return string(appendJSNumber(nil, x)) }
 	tok := func(x float64) string { return string(appendTokens(nil, x)) }
 	for _, c := range sorted {
-		u, tu := &store[c], unit(c)
+		u := &store[c]
+		mu, tu := unit(c)
 		position := "position " + strconv.Itoa(accepted+1)
 		if float64(accepted) >= pl.o.maxUnits {
 			tu.fail("max_units", position+" exceeds cap of "+maxUnits)
@@ -194,7 +240,7 @@ func (pl *planner) traceWalk(store []SelectedUnit, sorted []int32, unit func(int
 		} else if !u.LoadEligible {
 			tu.pass("context_budget", "not load-eligible")
 		} else {
-			tokens, _, measured := pl.size(u.ID)
+			tokens, _, measured := pl.sizeOf(mu)
 			switch {
 			case !measured && pl.o.strict:
 				tu.fail("context_budget", "size undeclared — excluded under strict")
@@ -210,26 +256,6 @@ func (pl *planner) traceWalk(store []SelectedUnit, sorted []int32, unit func(int
 			}
 		}
 		accepted++
-		tu.Outcome, tu.RejectedBy = "selected", ""
-		tokens, approximate, measured := pl.size(u.ID)
-		switch {
-		case !measured:
-			tu.Tokens = &TraceTokens{Source: "unmeasured"}
-		case approximate:
-			tu.Tokens = &TraceTokens{Value: &tokens, Source: "estimated"}
-		default:
-			tu.Tokens = &TraceTokens{Value: &tokens, Source: "declared"}
-		}
-		if price := u.Payment.PricePerRequest; u.Payment.Method == "x402" && price != nil {
-			cur := "undefined"
-			if u.Payment.Currency != nil {
-				cur = *u.Payment.Currency
-			}
-			tu.Cost = (&jsonObject{}).put("amount", *price).put("currency", cur).put("method", "x402")
-		}
-		if a := u.ActionScope; a != nil {
-			tu.ActionScope = (&jsonObject{}).put("tools", a.Tools).put("paths", a.Paths).put("capabilities", a.Capabilities)
-		}
 	}
 }
 

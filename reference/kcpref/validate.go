@@ -51,12 +51,14 @@ type ValidateOptions struct {
 // structural problems that would mislead or break an agent: units without
 // an id or an intent, duplicate unit or ref ids, empty, URL, absolute,
 // traversing or non-existent paths, a temporal window that ends before it
-// starts, a granted skill with no action_scope, a superseded_by naming no
+// starts, a granted skill whose action_scope allows nothing, a superseded_by naming no
 // unit, a ref without a url, and an attestation requirement no agent can
 // meet. Warnings weaken navigation: a missing project, version or
 // kcp_version, no units, units without triggers or audience, a unit
 // expired at AsOf with no successor, a not_for written in the unit's own
-// vocabulary, a skill without action_scope, an x402 method without price
+// vocabulary, a skill without action_scope, a skill's or playbook's
+// allowed tool, path or capability that its deny block lists again (exact
+// entries, deny's order) or a deny block listing nothing, an x402 method without price
 // or currency, a ref not over https or needing an identity it gives no
 // hint of, and a serving block without signing. Temporal bounds that are
 // no ISO date are errors.
@@ -137,11 +139,32 @@ func Validate(m Manifest, opts ValidateOptions) Validation {
 					") — term matching will gate this unit against its most natural questions; name the excluded topic in its own words (e.g. \"CCPA\", \"accounting\"), never as a negation of this unit's topic (\"non-X\", \"outside X\")")
 			}
 		}
-		if u.Kind == "skill" && u.ActionScope == nil {
+		if u.Kind == "skill" && !allowsAnything(u.ActionScope) {
 			if isTrue(u.LoadEligible) {
 				add(LevelError, where, "kind: skill is load_eligible but declares no action_scope — a governed skill authorizes nothing until it lists the tools/paths/capabilities it may touch (fail-closed, #100)")
 			} else {
 				add(LevelWarning, where, "kind: skill declares no action_scope — it authorizes nothing and can never be invoked until it declares one (fail-closed, #100)")
+			}
+		}
+		if sc := u.ActionScope; sc != nil && sc.Deny != nil && (u.Kind == "skill" || u.Kind == "playbook") {
+			section := "§4.3a"
+			if u.Kind == "playbook" {
+				section = "§4.3b"
+			}
+			d := sc.Deny
+			for _, list := range []struct {
+				name        string
+				allow, deny []string
+			}{{"tools", sc.Tools, d.Tools}, {"paths", sc.Paths, d.Paths}, {"capabilities", sc.Capabilities, d.Capabilities}} {
+				for _, entry := range list.deny {
+					if slices.Contains(list.allow, entry) {
+						add(LevelWarning, where, "action_scope."+list.name+" allows '"+entry+"' while deny."+list.name+
+							" denies it — the allow entry is neutralized; deny overrides allow, fail-closed ("+section+")")
+					}
+				}
+			}
+			if len(d.Tools)+len(d.Paths)+len(d.Capabilities) == 0 {
+				add(LevelWarning, where, "action_scope.deny is declared but empty — it prohibits nothing ("+section+")")
 			}
 		}
 		if u.Payment != nil {
@@ -193,6 +216,13 @@ func Unread(source, message string) Validation {
 func declared(o *jsObject, key string) bool {
 	v, ok := o.get(key)
 	return ok && v != nil
+}
+
+// allowsAnything reports whether an action scope lists a tool, path or
+// capability: one that lists none (a spend or deny block alone, or lists
+// that are no arrays) declares nothing, as kcp-agent's validate sees it.
+func allowsAnything(s *ActionScope) bool {
+	return s != nil && len(s.Tools)+len(s.Paths)+len(s.Capabilities) > 0
 }
 
 func orNoID(id string) string {

@@ -84,3 +84,64 @@ units:
 		t.Errorf("validation %+v", v)
 	}
 }
+
+// TestValidateActionScopeDeny: a skill's or playbook's deny block that
+// lists an allowed entry again neutralizes it (one warning per deny
+// entry, tools, paths then capabilities, §4.3a for a skill and §4.3b for a
+// playbook); a deny block listing nothing prohibits nothing; and an
+// action_scope that allows no tool, path or capability is none (what
+// kcp-agent 0.27.0's validate --json says of this manifest).
+func TestValidateActionScopeDeny(t *testing.T) {
+	m := mustParse(t, `
+project: p
+version: "1"
+kcp_version: "0.32"
+units:
+  - id: s
+    kind: skill
+    path: s.md
+    intent: x
+    triggers: [x]
+    audience: [agent]
+    action_scope:
+      paths: ["x", "y", "y", "lib/*"]
+      tools: [rm]
+      deny: {paths: ["y", "x", "lib/**"], tools: [rm]}
+  - id: p
+    kind: playbook
+    path: s.md
+    intent: x
+    triggers: [x]
+    audience: [agent]
+    action_scope: {capabilities: [net], deny: {}}
+  - id: k
+    path: s.md
+    intent: x
+    triggers: [x]
+    audience: [agent]
+    action_scope: {tools: [a], deny: {tools: [a]}}
+  - id: spend-only
+    kind: skill
+    load_eligible: true
+    path: s.md
+    intent: x
+    triggers: [x]
+    audience: [agent]
+    action_scope: {spend: {max_spend: 1}}
+`)
+	v := Validate(m, ValidateOptions{Source: "knowledge.yaml", Files: fstest.MapFS{"s.md": {Data: []byte("x")}}})
+	neutralized := func(list, entry, section string) string {
+		return "action_scope." + list + " allows '" + entry + "' while deny." + list + " denies it — the allow entry is neutralized; deny overrides allow, fail-closed (" + section + ")"
+	}
+	want := []Finding{
+		{LevelWarning, "unit 's'", neutralized("tools", "rm", "§4.3a")},
+		{LevelWarning, "unit 's'", neutralized("paths", "y", "§4.3a")},
+		{LevelWarning, "unit 's'", neutralized("paths", "x", "§4.3a")},
+		{LevelWarning, "unit 'p'", "action_scope.deny is declared but empty — it prohibits nothing (§4.3b)"},
+		{LevelError, "unit 'spend-only'", "kind: skill is load_eligible but declares no action_scope — a governed skill authorizes nothing until it lists the tools/paths/capabilities it may touch (fail-closed, #100)"},
+	}
+	if !reflect.DeepEqual(v.Findings, want) {
+		got, _ := json.MarshalIndent(v.Findings, "", "  ")
+		t.Errorf("findings:\n%s", got)
+	}
+}

@@ -257,6 +257,20 @@ func deriveCommand(ex engine.Exchange) map[string]any {
 		return nil
 	}
 	lines, _ := r["stdout"].([]any)
+	joined := joinLines(lines)
+	out := map[string]any{}
+	if parse {
+		out["json"] = engine.Normalize(parsedJSON(joined))
+	}
+	if text {
+		out["text"] = joined
+	}
+	return out
+}
+
+// joinLines is the output Lines split: the lines, each ended by a newline
+// unless NoNewline follows it.
+func joinLines(lines []any) string {
 	var b strings.Builder
 	for i, l := range lines {
 		s, _ := l.(string)
@@ -270,12 +284,5 @@ func deriveCommand(ex engine.Exchange) map[string]any {
 			b.WriteByte('\n')
 		}
 	}
-	out := map[string]any{}
-	if parse {
-		out["json"] = engine.Normalize(parsedJSON(b.String()))
-	}
-	if text {
-		out["text"] = b.String()
-	}
-	return out
+	return b.String()
 }

@@ -62,7 +62,7 @@ func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check
 	switch {
 	case string(shape["gate"]) == `"confidence"`:
 		c, err = compileAssess(raw, file, stem)
-	case string(shape["kind"]) == `"plan-json"`:
+	case cliKinds[kindOf(shape)].dir != "" || kindOf(shape) == "plan-json":
 		c, err = compilePlanJSON(fsys, raw, file, stem)
 	case string(shape["kind"]) == `"mcp"`:
 		if c, err = compileMCP(raw, file, stem); err == nil {
@@ -75,7 +75,7 @@ func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check
 	case shape["manifest"] != nil:
 		c, err = compilePlanner(raw, file, stem)
 	default:
-		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a plan-json answer has kind \"plan-json\"; an mcp check has kind \"mcp\"; a serve check has kind \"serve\"; a command vector has kind \"command\"", file)
+		return nil, fmt.Errorf("%s: unknown vector shape: a planner vector has name, spec, manifest, task, options and expect; an assess vector has gate \"confidence\"; a golden command-line answer has kind \"plan-json\", \"trace-json\", \"validate-json\", \"replay-json\" or \"diff-json\"; an mcp check has kind \"mcp\"; a serve check has kind \"serve\"; a command vector has kind \"command\"", file)
 	}
 	if err != nil {
 		return nil, err
@@ -161,27 +161,69 @@ func expectsGovernance(expect map[string]any) bool {
 }
 
 // planJSONAnswer is a golden answer: what a kcp-agent style command line
-// prints for one planner vector's manifest (sifu's own format).
+// prints for one planner vector's manifest (sifu's own format). Plans
+// are files written beside the manifest before the command runs, each the
+// output of the plan-json answer named (a saved plan to replay, two plans
+// to diff).
 type planJSONAnswer struct {
-	Name        string   `json:"name"`
-	Kind        string   `json:"kind"`
-	Description string   `json:"description"`
-	Vector      string   `json:"vector"`
-	Args        []string `json:"args"`
-	Exit        *int     `json:"exit"`
-	Stdout      []string `json:"stdout"`
+	Name        string            `json:"name"`
+	Kind        string            `json:"kind"`
+	Description string            `json:"description"`
+	Vector      string            `json:"vector"`
+	Args        []string          `json:"args"`
+	Plans       map[string]string `json:"plans"`
+	Exit        *int              `json:"exit"`
+	Stdout      []string          `json:"stdout"`
 }
 
 // PlanJSONRule is the rule a plan-json answer evidences.
 const PlanJSONRule = "KCP-plan-json"
 
-// compilePlanJSON compiles a golden answer into a cli check: run the
-// arguments over the planner vector's manifest and compare the exit code
-// and every line of the output.
+// cliKind is a kind of golden answer besides plan-json: the directory
+// under cli/ its answers live in (their checks are kcp/cli/<dir>/<name>),
+// the rules its whole output evidences and the command it runs.
+type cliKind struct {
+	dir     string
+	rules   []string
+	command string
+}
+
+// cliKinds are the golden answers of kcp-agent's other JSON outputs over
+// the corpus manifests.
+var cliKinds = map[string]cliKind{
+	"trace-json":    {"trace", []string{"KCP-cmd-trace", "KCP-cmd-envelope"}, "plan --trace --json"},
+	"validate-json": {"validate", []string{"KCP-cmd-validate"}, "validate --json"},
+	"replay-json":   {"replay", []string{"KCP-cmd-replay"}, "replay --json"},
+	"diff-json":     {"diff", []string{"KCP-cmd-diff"}, "diff --json"},
+}
+
+// CLIKindDir is the directory under vectors/<suite>/cli that a kind of
+// golden answer lives in ("" for plan-json, whose answers are cli/*.json).
+func CLIKindDir(kind string) string { return cliKinds[kind].dir }
+
+func kindOf(shape map[string]json.RawMessage) string {
+	var k string
+	_ = json.Unmarshal(shape["kind"], &k)
+	return k
+}
+
+// compilePlanJSON compiles a golden answer into a cli check: write the
+// plans it names, run the arguments over the planner vector's manifest
+// and compare the exit code and every line of the output.
 func compilePlanJSON(fsys fs.FS, raw []byte, file, stem string) (engine.Check, error) {
 	var v planJSONAnswer
 	if err := strictly(raw, &v); err != nil {
-		return engine.Check{}, fmt.Errorf("%s: not a plan-json answer: %v", file, err)
+		return engine.Check{}, fmt.Errorf("%s: not a golden command-line answer: %v", file, err)
+	}
+	kind, other := cliKinds[v.Kind]
+	root, id, rules, text := path.Dir(path.Dir(file)), "kcp/cli/"+stem, []string{PlanJSONRule}, "plan --json "+v.Vector
+	if other {
+		if dir := path.Dir(file); path.Base(dir) != kind.dir || path.Base(path.Dir(dir)) != "cli" {
+			return engine.Check{}, fmt.Errorf("%s: a %s answer lives in cli/%s/", file, v.Kind, kind.dir)
+		}
+		root, id, rules, text = path.Dir(path.Dir(path.Dir(file))), "kcp/cli/"+kind.dir+"/"+stem, kind.rules, kind.command+" "+stem
+	} else if v.Plans != nil {
+		return engine.Check{}, fmt.Errorf("%s: /plans: a plan-json answer plans its own manifest; it writes no plans", file)
 	}
 	switch {
 	case v.Name != stem:
@@ -191,7 +233,10 @@ func compilePlanJSON(fsys fs.FS, raw []byte, file, stem string) (engine.Check, e
 	case len(v.Args) == 0 || v.Exit == nil || v.Stdout == nil:
 		return engine.Check{}, fmt.Errorf("%s: /args, /exit and /stdout are required", file)
 	}
-	vf := path.Join(path.Dir(path.Dir(file)), v.Vector+".json")
+	if err := insideDir(file, "/plans", v.Plans); err != nil {
+		return engine.Check{}, err
+	}
+	vf := path.Join(root, v.Vector+".json")
 	vraw, err := inputfile.ReadFS(fsys, vf)
 	if err != nil {
 		return engine.Check{}, fmt.Errorf("%s: /vector %q: %v", file, v.Vector, err)
@@ -210,12 +255,40 @@ func compilePlanJSON(fsys fs.FS, raw []byte, file, stem string) (engine.Check, e
 	}
 	match = append(match, engine.Match{Pointer: "/result/stdout", Matcher: map[string]any{"$len": float64(len(v.Stdout))}})
 	params := map[string]any{"name": v.Vector, "manifest": *pv.Manifest, "args": args}
+	if len(v.Plans) > 0 {
+		files := map[string]any{}
+		for name, answer := range v.Plans {
+			plan, err := planAnswerOutput(fsys, path.Join(root, "cli", answer+".json"))
+			if err != nil {
+				return engine.Check{}, fmt.Errorf("%s: /plans/%s: %v", file, name, err)
+			}
+			files[name] = plan
+		}
+		params["files"] = files
+	}
 	return engine.Check{
-		ID: "kcp/cli/" + stem, Kind: "plan-json", Title: orName(v.Description, v.Name), Source: file,
-		Rules: []string{PlanJSONRule}, Tags: []string{"cli"},
-		Steps: []engine.Step{{Source: file + "#/stdout", Text: "plan --json " + v.Vector, Op: engine.OpAct, Name: "cli",
+		ID: id, Kind: v.Kind, Title: orName(v.Description, v.Name), Source: file,
+		Rules: rules, Tags: []string{"cli"},
+		Steps: []engine.Step{{Source: file + "#/stdout", Text: text, Op: engine.OpAct, Name: "cli",
 			Params: params, Expect: &engine.Expect{Outcome: "ok", Match: match}}},
 	}, nil
+}
+
+// planAnswerOutput is the whole output a plan-json answer records.
+func planAnswerOutput(fsys fs.FS, file string) (string, error) {
+	raw, err := inputfile.ReadFS(fsys, file)
+	if err != nil {
+		return "", err
+	}
+	var a planJSONAnswer
+	if err := json.Unmarshal(inputfile.Text(raw), &a); err != nil || a.Kind != "plan-json" {
+		return "", fmt.Errorf("%s is not a plan-json answer", file)
+	}
+	lines := make([]any, len(a.Stdout))
+	for i, l := range a.Stdout {
+		lines[i] = l
+	}
+	return joinLines(lines), nil
 }
 
 func compileAssess(raw []byte, file, stem string) (engine.Check, error) {

@@ -236,6 +236,9 @@ func (c CLI) Diff(args []string) int {
 		plans[i] = doc.(map[string]any)
 	}
 	d := kcpref.DiffPlans(plans[0], plans[1])
+	if kcpref.HasFault(c.Faults, kcpref.FaultDiffWarningsIgnored) {
+		d.Added, d.Removed = []string{}, []string{}
+	}
 	if a.json {
 		c.Stdout.Write(kcpref.DiffJSON(d))
 		return d.ExitCode()
