@@ -83,6 +83,13 @@ const (
 	FaultServeMCPToolDropped         Fault = "serve-mcp-tool-dropped"         // /mcp lists every tool but kcp_replay
 )
 
+// Faults of signature verification over serve (serve's REST and /mcp):
+// only the serve vectors over signed manifests catch them.
+const (
+	FaultServeSignatureFlagsIgnored Fault = "serve-signature-flags-ignored" // serve takes --no-verify, --require-signature and --trust-key but verifies as if none were given
+	FaultServeTraceUnverified       Fault = "serve-trace-unverified"        // POST /trace traces a manifest without verifying its signature
+)
+
 // Faults of episodic memory (remember, recall, plan --memory, grounded
 // replay): only the memory vectors catch them.
 const (
@@ -137,6 +144,8 @@ var Faults = []Fault{
 	// network
 	FaultCleartextAllowed, FaultMappedV6Allowed, FaultRedirectsUnbounded, FaultSizeUncapped, FaultGatedRefFetched,
 	FaultAllowPrivateIgnored, FaultMCPAllowIgnored,
+	// signatures over serve
+	FaultServeSignatureFlagsIgnored, FaultServeTraceUnverified,
 }
 
 // hasFault reports whether f is among faults.

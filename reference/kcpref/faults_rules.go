@@ -86,4 +86,7 @@ var CaughtBy = map[Fault][]string{
 	FaultGatedRefFetched:     {"KCP-net-follow"},
 	FaultAllowPrivateIgnored: {"KCP-net-allow-private"},
 	FaultMCPAllowIgnored:     {"KCP-net-mcp"},
+	// signatures over serve
+	FaultServeSignatureFlagsIgnored: {"KCP-sig-require", "KCP-sig-trust-key", "KCP-sig-no-verify"},
+	FaultServeTraceUnverified:       {"KCP-sig-tamper"},
 }
