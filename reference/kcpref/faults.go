@@ -90,6 +90,13 @@ const (
 	FaultServeTraceUnverified       Fault = "serve-trace-unverified"        // POST /trace traces a manifest without verifying its signature
 )
 
+// Faults of watch without --once (scaffold profile): only the command
+// vectors whose command keeps running catch them.
+const (
+	FaultWatchPlanStale        Fault = "watch-plan-stale"         // each cycle re-plans over the manifest as the first cycle read it
+	FaultWatchDiffAgainstFirst Fault = "watch-diff-against-first" // --diff compares each cycle's plan with the first cycle's, not the previous one's
+)
+
 // Faults of episodic memory (remember, recall, plan --memory, grounded
 // replay): only the memory vectors catch them.
 const (
@@ -146,6 +153,8 @@ var Faults = []Fault{
 	FaultAllowPrivateIgnored, FaultMCPAllowIgnored,
 	// signatures over serve
 	FaultServeSignatureFlagsIgnored, FaultServeTraceUnverified,
+	// watch without --once
+	FaultWatchPlanStale, FaultWatchDiffAgainstFirst,
 }
 
 // hasFault reports whether f is among faults.

@@ -89,4 +89,7 @@ var CaughtBy = map[Fault][]string{
 	// signatures over serve
 	FaultServeSignatureFlagsIgnored: {"KCP-sig-require", "KCP-sig-trust-key", "KCP-sig-no-verify"},
 	FaultServeTraceUnverified:       {"KCP-sig-tamper"},
+	// watch without --once
+	FaultWatchPlanStale:        {"KCP-watch-continuous"},
+	FaultWatchDiffAgainstFirst: {"KCP-watch-diff"},
 }

@@ -91,7 +91,7 @@ func sigServeCases() []sigServeCase {
 				post("/trace", "tampered", refusedWith("tampered", invalid)...),
 			}},
 		{name: "sig-serve-require", rules: []string{"KCP-sig-require"},
-			args: []string{"--require-signature"},
+			args:        []string{"--require-signature"},
 			description: "serve takes --require-signature (an option serve does not know is refused, exit 2) and the README gives it one meaning, fail unless every manifest verifies: POST /plan and kcp_plan over /mcp refuse an unsigned and an unverifiable manifest, naming the verdict, and plan a verified one",
 			steps: []map[string]any{
 				post("/plan", "signed", planned(verifiedBy("declared key"))...),
@@ -102,14 +102,14 @@ func sigServeCases() []sigServeCase {
 					m("/text", "<dir>/unsigned/knowledge.yaml: signature required but unsigned: manifest declares no signature")}},
 			}},
 		{name: "sig-serve-trust-key", rules: []string{"KCP-sig-trust-key"},
-			args: []string{"--trust-key", rawB64(publisherKey)},
+			args:        []string{"--trust-key", rawB64(publisherKey)},
 			description: "serve --trust-key with the publisher's raw key pins it for every request: a manifest the publisher signed is verified (pinned key); one signed by another key that endorses itself in its envelope and signing block is invalid and refused, 500",
 			steps: []map[string]any{
 				post("/plan", "signed", planned(verifiedBy("pinned key"))...),
 				post("/plan", "stranger", refusedWith("stranger", invalid)...),
 			}},
 		{name: "sig-serve-no-verify", rules: []string{"KCP-sig-no-verify"},
-			args: []string{"--no-verify"},
+			args:        []string{"--no-verify"},
 			description: "serve --no-verify skips verification for every request: a manifest edited after signing is planned, and the plan tree carries no signature verdict, neither at its root nor in its plan (as plan --follow --no-verify prints it)",
 			steps: []map[string]any{
 				post("/plan", "tampered", m("/status", 200), m("/json/signature", map[string]any{"$absent": true}),

@@ -44,6 +44,8 @@ func Derived(ex engine.Exchange) map[string]any {
 		return deriveMCP(ex)
 	case "http":
 		return deriveHTTP(ex)
+	case "cli_start", "cli_await", "cli_stop":
+		return deriveBackground(ex)
 	}
 	return nil
 }
