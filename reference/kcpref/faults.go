@@ -97,6 +97,11 @@ const (
 	FaultWatchDiffAgainstFirst Fault = "watch-diff-against-first" // --diff compares each cycle's plan with the first cycle's, not the previous one's
 )
 
+// Faults of ask --follow (ask profile).
+const (
+	FaultAskFollowRootOnly Fault = "ask-follow-root-only" // ask --follow plans the tree but answers from the root's units only
+)
+
 // Faults of episodic memory (remember, recall, plan --memory, grounded
 // replay): only the memory vectors catch them.
 const (
@@ -155,6 +160,8 @@ var Faults = []Fault{
 	FaultServeSignatureFlagsIgnored, FaultServeTraceUnverified,
 	// watch without --once
 	FaultWatchPlanStale, FaultWatchDiffAgainstFirst,
+	// ask --follow
+	FaultAskFollowRootOnly,
 }
 
 // hasFault reports whether f is among faults.

@@ -92,4 +92,6 @@ var CaughtBy = map[Fault][]string{
 	// watch without --once
 	FaultWatchPlanStale:        {"KCP-watch-continuous"},
 	FaultWatchDiffAgainstFirst: {"KCP-watch-diff"},
+	// ask --follow
+	FaultAskFollowRootOnly: {"KCP-ask-follow"},
 }
