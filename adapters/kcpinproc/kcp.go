@@ -220,3 +220,55 @@ func (k Reference) StartServe(_ context.Context, req kcp.ServeRequest) (kcp.Serv
 	}
 	return kcphttp.NewSession(port, dir, kcpcli.Implementation, 30*time.Second, stop), nil
 }
+
+// StartCLI runs the reference's command line in process, in the request's
+// directory, until Stop closes its Done (kcp.Background).
+func (k Reference) StartCLI(_ context.Context, req kcp.CLIRequest) (kcp.RunningCLI, error) {
+	dir, file, args, err := req.Materialize()
+	if err != nil {
+		return nil, err
+	}
+	place := func(s string) string { return kcp.Unplace(s, dir, file) }
+	r := &running{out: kcp.NewOutput(place), place: place, stop: make(chan struct{}), ended: make(chan struct{})}
+	cli := kcpcli.CLI{Name: "sifu kcp", Stdout: r.out, Stderr: &r.stderr, Faults: k.Faults, Now: k.Now, Done: r.stop}
+	go func() {
+		cli.Main(args)
+		r.out.End()
+		close(r.ended)
+	}()
+	return r, nil
+}
+
+type running struct {
+	out    *kcp.Output
+	stderr lockedBuffer
+	place  func(string) string
+	stop   chan struct{}
+	ended  chan struct{}
+	once   sync.Once
+}
+
+func (r *running) Output() *kcp.Output { return r.out }
+
+func (r *running) Stop() kcp.CLIResult {
+	r.once.Do(func() { close(r.stop) })
+	<-r.ended
+	return kcp.CLIResult{Stdout: r.out.Rest(), Stderr: r.place(r.stderr.String())}
+}
+
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

@@ -319,6 +319,10 @@ func AskPlanJSON(p AgentPlan, sig SignatureResult) *jsonObject {
 	return planObject(p, true).put("signature", signatureJSON(sig))
 }
 
+// AskTreeJSON is ask --follow's plan member: the plan tree as plan
+// --follow --json prints it, without schemaVersion and kind.
+func AskTreeJSON(root TreeNode) *jsonObject { return treeNodeJSON(root) }
+
 // AskJSON is an ordered JSON object for RenderJSON (its members keep
 // the order they are added in, as a JavaScript object's do).
 type AskJSON = jsonObject

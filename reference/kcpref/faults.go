@@ -83,6 +83,25 @@ const (
 	FaultServeMCPToolDropped         Fault = "serve-mcp-tool-dropped"         // /mcp lists every tool but kcp_replay
 )
 
+// Faults of signature verification over serve (serve's REST and /mcp):
+// only the serve vectors over signed manifests catch them.
+const (
+	FaultServeSignatureFlagsIgnored Fault = "serve-signature-flags-ignored" // serve takes --no-verify, --require-signature and --trust-key but verifies as if none were given
+	FaultServeTraceUnverified       Fault = "serve-trace-unverified"        // POST /trace traces a manifest without verifying its signature
+)
+
+// Faults of watch without --once (scaffold profile): only the command
+// vectors whose command keeps running catch them.
+const (
+	FaultWatchPlanStale        Fault = "watch-plan-stale"         // each cycle re-plans over the manifest as the first cycle read it
+	FaultWatchDiffAgainstFirst Fault = "watch-diff-against-first" // --diff compares each cycle's plan with the first cycle's, not the previous one's
+)
+
+// Faults of ask --follow (ask profile).
+const (
+	FaultAskFollowRootOnly Fault = "ask-follow-root-only" // ask --follow plans the tree but answers from the root's units only
+)
+
 // Faults of episodic memory (remember, recall, plan --memory, grounded
 // replay): only the memory vectors catch them.
 const (
@@ -148,6 +167,12 @@ var Faults = []Fault{
 	FaultAllowPrivateIgnored, FaultMCPAllowIgnored,
 	// cli goldens
 	FaultTraceSizedByID, FaultReplayContextBudgetDropped, FaultDiffWarningsIgnored,
+	// signatures over serve
+	FaultServeSignatureFlagsIgnored, FaultServeTraceUnverified,
+	// watch without --once
+	FaultWatchPlanStale, FaultWatchDiffAgainstFirst,
+	// ask --follow
+	FaultAskFollowRootOnly,
 }
 
 // hasFault reports whether f is among faults.

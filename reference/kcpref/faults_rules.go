@@ -90,4 +90,12 @@ var CaughtBy = map[Fault][]string{
 	FaultTraceSizedByID:             {"KCP-cmd-trace"},
 	FaultReplayContextBudgetDropped: {"KCP-cmd-replay"},
 	FaultDiffWarningsIgnored:        {"KCP-cmd-diff"},
+	// signatures over serve
+	FaultServeSignatureFlagsIgnored: {"KCP-sig-require", "KCP-sig-trust-key", "KCP-sig-no-verify"},
+	FaultServeTraceUnverified:       {"KCP-sig-tamper"},
+	// watch without --once
+	FaultWatchPlanStale:        {"KCP-watch-continuous"},
+	FaultWatchDiffAgainstFirst: {"KCP-watch-diff"},
+	// ask --follow
+	FaultAskFollowRootOnly: {"KCP-ask-follow"},
 }

@@ -14,14 +14,18 @@ import (
 // PlanTreeJSON renders what kcp-agent's MCP kcp_plan answers for a manifest
 // it does not follow: the plan tree {location, notFollowed, children,
 // signature, plan}, where plan is `plan --json`'s object without
-// schemaVersion and kind; two-space indentation, no trailing newline.
+// schemaVersion and kind (both without signature when sig is the zero
+// SignatureResult: not verified); two-space indentation, no trailing
+// newline.
 func PlanTreeJSON(p AgentPlan, location string, sig SignatureResult) []byte {
 	return renderCompact(planTree(p, location, sig))
 }
 
 func planTree(p AgentPlan, location string, sig SignatureResult) *jsonObject {
 	plan := planObject(p, true)
-	plan.put("signature", signatureJSON(sig))
+	if sig.Status != "" { // a manifest not verified (--no-verify) has no verdict
+		plan.put("signature", signatureJSON(sig))
+	}
 	// Without a walk every federation ref is not followed: an eligible one
 	// because the walk's depth is 0, any other for the plan's reason.
 	notFollowed := []any{}
@@ -32,8 +36,11 @@ func planTree(p AgentPlan, location string, sig SignatureResult) *jsonObject {
 		}
 		notFollowed = append(notFollowed, (&jsonObject{}).put("id", f.ID).put("url", f.URL).put("reason", reason))
 	}
-	return (&jsonObject{}).put("location", location).put("notFollowed", notFollowed).put("children", []any{}).
-		put("signature", signatureJSON(sig)).put("plan", plan)
+	tree := (&jsonObject{}).put("location", location).put("notFollowed", notFollowed).put("children", []any{})
+	if sig.Status != "" {
+		tree.put("signature", signatureJSON(sig))
+	}
+	return tree.put("plan", plan)
 }
 
 func renderCompact(root *jsonObject) []byte {

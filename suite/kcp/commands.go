@@ -50,6 +50,11 @@ type commandStep struct {
 	Exit     *int              `json:"exit"`
 	Stdout   []string          `json:"stdout"`
 	Expect   map[string]any    `json:"expect"`
+	// Background, Until and Stop make a step of a command that keeps
+	// running (watchvector.go).
+	Background bool    `json:"background,omitempty"`
+	Until      *string `json:"until,omitempty"`
+	Stop       bool    `json:"stop,omitempty"`
 }
 
 // compileCommand compiles a command vector into one cli check.
@@ -93,10 +98,19 @@ func compileCommand(schemas *schema.Set, raw []byte, file, stem string) (engine.
 	if (v.Model != nil || v.Rerun != nil) && !slices.Contains(check.Tags, "ask") {
 		check.Tags = append(check.Tags, "ask") // a scripted model is the ask profile's, wherever the vector is
 	}
+	running := false // a background step's command is running
 	for i, st := range steps {
 		where := "/"
 		if v.Steps != nil {
 			where = fmt.Sprintf("/steps/%d/", i)
+		}
+		if st.Background || st.Until != nil || st.Stop || running {
+			step, err := backgroundStepOf(file, where, v, st, i, &running)
+			if err != nil {
+				return engine.Check{}, err
+			}
+			check.Steps = append(check.Steps, step)
+			continue
 		}
 		switch {
 		case st.Args == nil || st.Exit == nil:

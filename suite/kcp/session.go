@@ -33,10 +33,12 @@ func (e *Executor) sessionDir(name string) (string, error) {
 	return e.dir, nil
 }
 
-// Close ends a check: it stops the server a serve step left running and
-// removes the check's directory, if a step made one.
+// Close ends a check: it stops the server a serve step or the command a
+// cli_start step left running and removes the check's directory, if a
+// step made one.
 func (e *Executor) Close() {
 	e.stopServe()
+	e.stopRunning()
 	if e.dir != "" {
 		os.RemoveAll(e.dir)
 		e.dir = ""

@@ -20,6 +20,17 @@ var Suite = runner.Suite{
 	Register:      kcpsteps.Register,
 	CompileVector: CompileVector,
 	Vocabulary:    engine.Vocabulary{Derived: Derived},
+	Uses:          uses,
+}
+
+// uses is what a check needs of a target beyond its rules' profiles: a
+// check that starts a server (a signatures check over serve's REST, say)
+// needs the serve profile.
+func uses(c engine.Check) []string {
+	if Serves(c) {
+		return []string{ServeProfile}
+	}
+	return nil
 }
 
 // Derived is what a step's result holds that follows from the rest of it
@@ -33,6 +44,8 @@ func Derived(ex engine.Exchange) map[string]any {
 		return deriveMCP(ex)
 	case "http":
 		return deriveHTTP(ex)
+	case "cli_start", "cli_await", "cli_stop":
+		return deriveBackground(ex)
 	}
 	return nil
 }

@@ -135,6 +135,8 @@ type Executor struct {
 	target Target
 	dir    string       // the check's directory (session.go), once a step made it
 	serve  ServeSession // the server a serve step started, until serve_stop
+	// running is the command a cli_start step started, until cli_stop.
+	running RunningCLI
 }
 
 // NewExecutor returns an executor for one check.
@@ -212,6 +214,8 @@ func (e *Executor) Execute(ctx context.Context, step engine.Step) (engine.Outcom
 		result, err = e.executeMCP(ctx, step)
 	case "serve", "http", "serve_stop":
 		result, err = e.executeServe(ctx, step)
+	case "cli_start", "cli_await", "cli_stop":
+		result, err = e.executeBackground(ctx, step)
 	case "properties":
 		runs, _ := step.Params["runs"].(float64)
 		seed, _ := step.Params["seed"].(float64)

@@ -113,8 +113,8 @@ func (c CLI) Ask(args []string) int {
 		return kcpref.ExitOK
 	}
 	inv := &a.inv
-	if inv.Follow {
-		return c.fail(kcpref.ExitUsage, "Unsupported option: ask --follow (the Go reference answers from the root manifest only)")
+	if inv.Follow && (a.loop || a.ground || a.memory != "") {
+		return c.fail(kcpref.ExitUsage, "Unsupported option: ask --follow with --ground, --loop or --memory (the Go reference follows refs for a single answer only)")
 	}
 	if !inv.AsOfGiven {
 		inv.Options.AsOf = kcpref.DefaultAsOf(c.now())
@@ -130,6 +130,8 @@ func (c CLI) Ask(args []string) int {
 	}
 	s := &askSession{c: c, a: a, m: m, sig: sig}
 	switch {
+	case inv.Follow:
+		err = s.followAnswer()
 	case a.loop:
 		err = s.critiqueLoop()
 	case a.ground && a.groundRounds > 0:
@@ -253,6 +255,59 @@ func (s *askSession) answer() error {
 	if g != nil {
 		s.out("%s\n", formatGrounded(*g))
 	}
+	return nil
+}
+
+// followAnswer is `ask --follow`: it plans the federation tree as plan
+// --follow does and answers from the load-eligible units of every node,
+// the root's first, each read beside the manifest that names it.
+func (s *askSession) followAnswer() error {
+	c, inv := s.c, s.a.inv
+	guard := kcpref.FetchGuard{AllowPrivate: inv.AllowPrivateHosts && !kcpref.HasFault(c.Faults, kcpref.FaultAllowPrivateIgnored), Faults: c.Faults}
+	inv.Signature.Faults = c.Faults
+	sig := s.sig
+	root := c.walk(inv, s.m, &sig, guard)
+	var loaded []kcpref.LoadedUnit
+	var unavailable []kcpref.UnavailableUnit
+	var visit func(n kcpref.TreeNode, depth int)
+	visit = func(n kcpref.TreeNode, depth int) {
+		if n.Plan == nil || n.Error != "" || depth > 0 && kcpref.HasFault(c.Faults, kcpref.FaultAskFollowRootOnly) {
+			return
+		}
+		l := kcpref.LoadUnits(*n.Plan, os.DirFS(filepath.Dir(n.Location)), nil, nil)
+		loaded, unavailable = append(loaded, l.Units...), append(unavailable, l.Unavailable...)
+		for _, ch := range n.Children {
+			visit(ch, depth+1)
+		}
+	}
+	visit(root, 0)
+	prov := resolveProvider(s.a.model, s.a.baseURL, s.a.apiKey)
+	syn := kcpref.Synthesis{Model: prov.display(), Loaded: loaded, Unavailable: unavailable, Answer: kcpref.NoUnitsAnswer}
+	if len(loaded) > 0 {
+		answer, err := prov.complete(c.Faults)(kcpref.SynthesisMessages(inv.Task, loaded, c.Faults), kcpref.SynthesisMaxTokens)
+		if err != nil {
+			return err
+		}
+		syn.Answer = answer
+	}
+	if inv.JSON {
+		o := kcpref.NewAskJSON().With("plan", kcpref.AskTreeJSON(root)).With("synthesis", kcpref.SynthesisJSON(syn, c.Faults))
+		_, err := c.Stdout.Write(kcpref.RenderJSON(o))
+		return err
+	}
+	var print func(n kcpref.TreeNode, indent string)
+	print = func(n kcpref.TreeNode, indent string) {
+		if n.Error != "" {
+			s.out("%s%s: %s\n", indent, n.Location, n.Error)
+		} else {
+			s.out("%s%s: %d selected, %d skipped\n", indent, n.Location, len(n.Plan.Selected), len(n.Plan.Skipped))
+		}
+		for _, ch := range n.Children {
+			print(ch, indent+"  ")
+		}
+	}
+	print(root, "")
+	s.printAnswer(syn)
 	return nil
 }
 

@@ -320,6 +320,39 @@ func (c CLI) trace(inv kcpref.PlanInvocation, m kcpref.Manifest) int {
 // planned with the same options (a money budget is not shared across the
 // walk, as kcp-agent shares it).
 func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest, rootSig *kcpref.SignatureResult, guard kcpref.FetchGuard) int {
+	root := c.walk(inv, m, rootSig, guard)
+	if inv.Memory != "" {
+		// plan --memory records the root manifest's plan, after the output.
+		defer func() {
+			c.rememberPlan(inv, args, kcpref.PlanJSON(*root.Plan, kcpref.Envelope{Signature: root.Signature}))
+		}()
+	}
+	if inv.JSON {
+		c.Stdout.Write(kcpref.TreeJSON(root, kcpref.Envelope{CorrelationID: inv.CorrelationID}))
+		return kcpref.ExitOK
+	}
+	var print func(n kcpref.TreeNode, indent string)
+	print = func(n kcpref.TreeNode, indent string) {
+		switch {
+		case n.Error != "":
+			fmt.Fprintf(c.Stdout, "%s%s: %s\n", indent, n.Location, n.Error)
+		default:
+			fmt.Fprintf(c.Stdout, "%s%s: %d selected, %d skipped\n", indent, n.Location, len(n.Plan.Selected), len(n.Plan.Skipped))
+		}
+		for _, f := range n.NotFollowed {
+			fmt.Fprintf(c.Stdout, "%s  · %s not followed: %s\n", indent, f.ID, f.Reason)
+		}
+		for _, ch := range n.Children {
+			print(ch, indent+"  ")
+		}
+	}
+	print(root, "")
+	return kcpref.ExitOK
+}
+
+// walk plans the manifest and the federation refs it selects, as follow
+// describes, and returns the tree.
+func (c CLI) walk(inv kcpref.PlanInvocation, m kcpref.Manifest, rootSig *kcpref.SignatureResult, guard kcpref.FetchGuard) kcpref.TreeNode {
 	visited := map[string]bool{filepath.Clean(m.Source): true}
 	nodes := 1
 	var node func(loc string, m kcpref.Manifest, sig *kcpref.SignatureResult, depth int) kcpref.TreeNode
@@ -366,34 +399,7 @@ func (c CLI) follow(inv kcpref.PlanInvocation, args []string, m kcpref.Manifest,
 		}
 		return n
 	}
-	root := node(m.Source, m, rootSig, 0)
-	if inv.Memory != "" {
-		// plan --memory records the root manifest's plan, after the output.
-		defer func() {
-			c.rememberPlan(inv, args, kcpref.PlanJSON(*root.Plan, kcpref.Envelope{Signature: root.Signature}))
-		}()
-	}
-	if inv.JSON {
-		c.Stdout.Write(kcpref.TreeJSON(root, kcpref.Envelope{CorrelationID: inv.CorrelationID}))
-		return kcpref.ExitOK
-	}
-	var print func(n kcpref.TreeNode, indent string)
-	print = func(n kcpref.TreeNode, indent string) {
-		switch {
-		case n.Error != "":
-			fmt.Fprintf(c.Stdout, "%s%s: %s\n", indent, n.Location, n.Error)
-		default:
-			fmt.Fprintf(c.Stdout, "%s%s: %d selected, %d skipped\n", indent, n.Location, len(n.Plan.Selected), len(n.Plan.Skipped))
-		}
-		for _, f := range n.NotFollowed {
-			fmt.Fprintf(c.Stdout, "%s  · %s not followed: %s\n", indent, f.ID, f.Reason)
-		}
-		for _, ch := range n.Children {
-			print(ch, indent+"  ")
-		}
-	}
-	print(root, "")
-	return kcpref.ExitOK
+	return node(m.Source, m, rootSig, 0)
 }
 
 // isGroundedDoc says a document read by encoding/json has a grounding

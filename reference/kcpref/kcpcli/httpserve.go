@@ -37,10 +37,14 @@ type ServeConfig struct {
 	PublicURL string
 	// AllowPrivate lets fetches reach private hosts.
 	AllowPrivate bool
+	// Signature is how every manifest served is verified: --no-verify,
+	// --require-signature and --trust-key mean what they mean to plan.
+	Signature kcpref.SignaturePolicy
 }
 
 // ParseServeArgs reads `serve [<port>] [--api-key K] [--manifest LOC]
-// [--public-url URL] [--allow-private-hosts]`.
+// [--public-url URL] [--allow-private-hosts] [--no-verify]
+// [--require-signature] [--trust-key LOC]`.
 func ParseServeArgs(args []string) (ServeConfig, error) {
 	cfg := ServeConfig{Port: DefaultPort}
 	port := ""
@@ -63,6 +67,12 @@ func ParseServeArgs(args []string) (ServeConfig, error) {
 			cfg.PublicURL, err = value()
 		case "--allow-private-hosts":
 			cfg.AllowPrivate = true
+		case "--no-verify":
+			cfg.Signature.NoVerify = true
+		case "--require-signature":
+			cfg.Signature.Require = true
+		case "--trust-key":
+			cfg.Signature.TrustedKey, err = value()
 		default:
 			if strings.HasPrefix(a, "-") {
 				return cfg, fmt.Errorf("Unknown option: %s", a)
@@ -120,6 +130,7 @@ func (c CLI) HTTPServe(args []string) int {
 // standard error).
 func (c CLI) ServeHandler(cfg ServeConfig) http.Handler {
 	c.DefaultManifest = cfg.Manifest
+	c.Signature = cfg.Signature
 	h := &serveHandler{c: c, cfg: cfg, started: time.Now()}
 	if cfg.Manifest != "" {
 		if m, _, bad := readManifest(cfg.Manifest); bad != nil {
@@ -261,7 +272,11 @@ func (h *serveHandler) rest(w http.ResponseWriter, r *http.Request, path string)
 	if name == "kcp_trace" && h.has(kcpref.FaultServeTraceAsPlan) {
 		name = "kcp_plan"
 	}
-	text, err := h.c.runTool(name, body)
+	c := h.c
+	if name == "kcp_trace" && h.has(kcpref.FaultServeTraceUnverified) {
+		c.Signature.NoVerify = true
+	}
+	text, err := c.runTool(name, body)
 	if err != nil {
 		sendJSON(w, http.StatusInternalServerError, map[string]any{"error": err.Error()})
 		return

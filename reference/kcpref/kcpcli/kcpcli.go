@@ -33,11 +33,12 @@ const Usage = `Usage: %[1]s plan --task "<task>" --manifest <file> [--json] [--e
        %[1]s remember <artifact.json> --memory <dir> [--json]
        %[1]s recall "<task>" --memory <dir> [--replay] [--limit <n>] [--json]
        %[1]s init [dir] [--publisher <name>] [--from-llms-txt <path>] [--dry-run] [--force]
-       %[1]s watch <path|dir> --once [--task "<task>"] [--json]
+       %[1]s watch <path|dir> [--once] [--diff] [--task "<task>"] [--json]
        %[1]s discover <url> [--json] [--allow-private-hosts]
        %[1]s --serve     (the planner runner protocol on stdin/stdout, docs/kcp-runner.md)
        %[1]s mcp         (kcp-agent's MCP tools on stdin/stdout: kcp_plan, kcp_load, kcp_validate, kcp_trace, kcp_replay)
        %[1]s serve [<port>] [--api-key K] [--manifest <file|dir>] [--public-url URL]
+                         [--no-verify] [--require-signature] [--trust-key <key|path>]
                          (kcp-agent's HTTP server: /health, POST /plan /trace /validate /diff, /mcp; port 3100 by default)
 
 The flags, defaults, JSON output and exit codes are kcp-agent's (0 ok, 1 the
@@ -58,6 +59,13 @@ type CLI struct {
 	// DefaultManifest is the manifest a tool call that names none plans
 	// over (serve --manifest).
 	DefaultManifest string
+	// Done, when set, stops a command that keeps running (watch without
+	// --once) when it is closed; when nil, SIGINT and SIGTERM do.
+	Done <-chan struct{}
+	// Signature is how a tool call or REST request verifies the manifest
+	// it plans (serve --no-verify, --require-signature, --trust-key); the
+	// zero policy verifies it with its own key.
+	Signature kcpref.SignaturePolicy
 }
 
 // Main runs one command line (without the program name) and returns its

@@ -328,15 +328,24 @@ func (c CLI) planFlags(flags []string, loc string, guard kcpref.FetchGuard) (kcp
 		return none, m, "", kcpref.SignatureResult{}, inv.Options, fmt.Errorf("%s", strings.TrimPrefix(bad.line(), "kcp-agent: "))
 	}
 	// The tools take no signature arguments: every manifest is verified
-	// with its own key, and an invalid signature refuses the call.
-	policy := kcpref.SignaturePolicy{Faults: c.Faults}
+	// as the server was told (by default with its own key), and an
+	// invalid signature refuses the call. With --no-verify the tree
+	// carries no verdict (the zero SignatureResult).
+	policy := c.Signature
+	if kcpref.HasFault(c.Faults, kcpref.FaultServeSignatureFlagsIgnored) {
+		policy = kcpref.SignaturePolicy{}
+	}
+	policy.Faults = c.Faults
 	if kcpref.HasFault(c.Faults, kcpref.FaultMCPSignatureUnchecked) {
 		policy.NoVerify = true
 	}
 	verdict, refusal := kcpref.CheckSignature(raw, m, policy, reader(guard))
 	sig := kcpref.SignatureResult{Status: kcpref.SignatureUnsigned, Detail: "manifest declares no signature"}
-	if verdict != nil {
+	switch {
+	case verdict != nil:
 		sig = *verdict
+	case c.Signature.NoVerify && !kcpref.HasFault(c.Faults, kcpref.FaultServeSignatureFlagsIgnored):
+		sig = kcpref.SignatureResult{}
 	}
 	if refusal != "" {
 		return none, m, "", sig, inv.Options, fmt.Errorf("%s: %s", m.Source, refusal)

@@ -387,9 +387,10 @@ func draftUnits(dir, project string) []kcpref.DraftUnit {
 	return out
 }
 
-// Watch is `watch <path|dir> --once [--task t] [--json]`: one cycle of
-// validation and, with --task, planning. Without --once it would watch
-// the files, which the Go reference does not.
+// Watch is `watch <path|dir> [--once] [--diff] [--task t] [--json]`: one
+// cycle of validation and, with --task, planning (--once), or such a
+// cycle at start and after every change to the files until it is
+// stopped (watchLoop, watch.go).
 func (c CLI) Watch(args []string) int {
 	rest, on := switches(args, "--once", "--diff")
 	inv, location, err := kcpref.ParseWatchArgs(rest)
@@ -404,7 +405,7 @@ func (c CLI) Watch(args []string) int {
 		return c.fail(kcpref.ExitUsage, "Missing manifest location.\n\n"+c.usage())
 	}
 	if !on["--once"] {
-		return c.fail(kcpref.ExitUsage, "watch without --once: the Go reference runs one cycle only (pass --once)")
+		return c.watchLoop(inv, location, on["--diff"])
 	}
 	var v kcpref.Validation
 	m, raw, bad := readManifest(location)
