@@ -205,4 +205,8 @@ type Exchange struct {
 	// Derived lists the members of the result this exchange leaves out
 	// because they follow from the others (Vocabulary.Derived).
 	Derived []string `json:"derived,omitempty"`
+	// Expected lists (as "0-41,43") the step's literal matchers that held,
+	// whose values the result leaves out, null in their place: a replay
+	// puts them back from the check.
+	Expected string `json:"expected,omitempty"`
 }

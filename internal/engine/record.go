@@ -47,7 +47,7 @@ const PeerTextMarker = "[peer text sha256:"
 // vocabulary says to write it: each secret replaced by Redacted and its
 // pointer listed in Redacted.
 func (s *Session) record(resolved Step, out Outcome, err error, elapsed time.Duration) Exchange {
-	return underive(redact(exchange(resolved, out, err, elapsed), s.vocab.Secrets), s.vocab.Derived)
+	return unexpect(underive(redact(exchange(resolved, out, err, elapsed), s.vocab.Secrets), s.vocab.Derived), resolved)
 }
 
 // redact replaces the secrets of an exchange at their places.

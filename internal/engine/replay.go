@@ -95,7 +95,10 @@ func (r *replayer) Execute(_ context.Context, step Step) (Outcome, error) {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: the check makes this step, but the transcript ends before it", step.Source)}
 		return Outcome{}, r.mismatch
 	}
-	ex, err := rederive(r.recorded[i], r.derive)
+	ex, err := reexpect(r.recorded[i], step)
+	if err == nil {
+		ex, err = rederive(ex, r.derive)
+	}
 	if err != nil {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: %v", step.Source, err)}
 		return Outcome{}, r.mismatch
