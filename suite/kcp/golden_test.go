@@ -49,7 +49,9 @@ type corpusVector struct {
 // plan saved); every distinct corpus manifest a validate-json answer
 // (cli/validate, named by the first vector with it); and every two
 // expressible vectors over one manifest a diff-json answer (cli/diff:
-// diff --json of the first's plan against the other's). Each answer is
+// diff --json of the first's plan against the other's); and every
+// plan-json answer kcp_plan can express a kcp_plan answer
+// (mcp/corpus, mcpCorpusAnswers) whose plan is the plan-json one's. Each answer is
 // exactly what the Go planner's command line prints now (go test
 // ./suite/kcp -run PlanJSONAnswers -update rewrites them). That they are
 // also what kcp-agent prints is what `sifu run --suite kcp --target exec
@@ -159,6 +161,9 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 			Plans:       map[string]string{"a.json": a, "b.json": v.Name},
 			Description: "diff --json of " + a + "'s plan --json output against " + v.Name + "'s, one manifest planned with other options: the whole comparison kcp-agent 0.27.0 prints (recorded from the Go planner, which prints the same)"},
 			v.Manifest, map[string]string{"a.json": plans[a], "b.json": plans[v.Name]})
+	}
+	if n := mcpCorpusAnswers(t, corpus, plans); n < 80 {
+		t.Errorf("only %d planner vectors with a plan-json answer are expressible over kcp_plan", n)
 	}
 	answers, _ := filepath.Glob(filepath.Join(vectorsDir, "cli", "*.json"))
 	more, _ := filepath.Glob(filepath.Join(vectorsDir, "cli", "*", "*.json"))
