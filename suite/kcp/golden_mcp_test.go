@@ -39,58 +39,74 @@ type mcpGoldenMatch struct {
 	Matcher any    `json:"matcher"`
 }
 
-// mcpCorpusAnswers records (or, without -update, compares) one kcp_plan
-// check per vector with a plan-json answer whose options kcp_plan can
-// express (kcpmcp.Arguments), expecting the whole text the Go port's
-// kcp_plan gives. It fails unless that text's plan equals the plan-json
-// answer's (cliPlans: the plan --json output by vector) but for the
-// manifest's location and the command line's schemaVersion and kind: so a
-// target passing both answers gives one verdict over MCP and the command
-// line. It returns how many checks it recorded.
-func mcpCorpusAnswers(t *testing.T, corpus []corpusVector, cliPlans map[string]string) int {
+// corpusTool is one MCP tool the corpus is recorded over, beside the
+// command-line answers it must agree with.
+type corpusTool struct {
+	tool, dir, cli string   // the tool, its answers' directory, the command-line answers' kind
+	rules          []string // the rules its answers evidence
+	what           string   // what of the tool's answer the CLI's equals
+	// compared is what of the tool's parsed text must equal the CLI's
+	// parsed output (both with the manifest's location removed).
+	compared func(tree map[string]any) map[string]any
+}
+
+var (
+	planTool = corpusTool{tool: "kcp_plan", dir: mcpCorpusDir, cli: "plan-json", rules: []string{"KCP-mcp-plan", "KCP-mcp-cli-agree"},
+		what: "tree text, whose plan", compared: func(tree map[string]any) map[string]any { p, _ := tree["plan"].(map[string]any); return p }}
+	traceTool = corpusTool{tool: "kcp_trace", dir: filepath.Join(mcpCorpusDir, "trace"), cli: "trace-json", rules: []string{"KCP-mcp-trace", "KCP-mcp-cli-agree"},
+		what: "trace text, which", compared: func(tree map[string]any) map[string]any { return tree }}
+)
+
+// mcpCorpusAnswers records (or, without -update, compares) one check of
+// the tool per vector with a command-line answer (cli: its output by
+// vector) whose options the tool's arguments can express
+// (kcpmcp.Arguments), expecting the whole text the Go port's tool gives.
+// It fails unless that text (for kcp_plan, its plan) equals the command
+// line's answer but for the manifest's location and the command line's
+// schemaVersion and kind: so a target passing both answers gives one
+// verdict over MCP and the command line. It returns how many checks it
+// recorded.
+func mcpCorpusAnswers(t *testing.T, corpus []corpusVector, ct corpusTool, cliOut map[string]string) int {
 	t.Helper()
 	want := map[string]bool{}
 	for _, v := range corpus {
-		cli, ok := cliPlans[v.Name]
+		cli, ok := cliOut[v.Name]
 		if !ok {
 			continue
 		}
 		args, err := kcpmcp.Arguments(v.Task, v.Options)
 		if err != nil {
-			continue // kcp_plan cannot express the options
+			continue // the tool cannot express the options
 		}
 		args["manifest"] = kcp.DirPlaceholder + "/knowledge.yaml"
 		files := map[string]string{"knowledge.yaml": v.Manifest}
-		res, err := kcpinproc.Reference{}.CallTool(context.Background(), kcp.ToolCall{Tool: "kcp_plan", Arguments: args, Files: files})
+		res, err := kcpinproc.Reference{}.CallTool(context.Background(), kcp.ToolCall{Tool: ct.tool, Arguments: args, Files: files})
 		if err != nil {
-			t.Fatalf("%s: kcp_plan: %v", v.Name, err)
+			t.Fatalf("%s: %s: %v", v.Name, ct.tool, err)
 		}
 		r := kcp.ToolResult(res)
 		text, _ := r["text"].(string)
 		if r["isError"] == true {
-			t.Errorf("%s: kcp_plan refused what plan --json planned: %.300s", v.Name, text)
+			t.Errorf("%s: %s refused what the command line answered (%s): %.300s", v.Name, ct.tool, ct.cli, text)
 			continue
 		}
 		tree, _ := r["json"].(map[string]any)
-		mcpPlan, _ := tree["plan"].(map[string]any)
-		var cliPlan map[string]any
-		if err := json.Unmarshal([]byte(cli), &cliPlan); err != nil {
-			t.Fatalf("%s: plan --json printed no JSON object: %v", v.Name, err)
+		got := ct.compared(tree)
+		var cliAnswer map[string]any
+		if err := json.Unmarshal([]byte(cli), &cliAnswer); err != nil {
+			t.Fatalf("%s: the command line's %s answer is no JSON object: %v", v.Name, ct.cli, err)
 		}
-		delete(cliPlan, "schemaVersion")
-		delete(cliPlan, "kind")
-		for _, p := range []map[string]any{cliPlan, mcpPlan} {
-			if m, _ := p["manifest"].(map[string]any); m != nil {
-				delete(m, "source")
-			}
-		}
-		if mcpPlan == nil || !reflect.DeepEqual(mcpPlan, cliPlan) {
-			t.Errorf("%s: kcp_plan's plan differs from plan --json's (manifest source, schemaVersion and kind aside):\nmcp: %v\ncli: %v", v.Name, mcpPlan, cliPlan)
+		delete(cliAnswer, "schemaVersion")
+		delete(cliAnswer, "kind")
+		withoutSource(cliAnswer)
+		withoutSource(got)
+		if got == nil || !reflect.DeepEqual(got, cliAnswer) {
+			t.Errorf("%s: %s's answer differs from the command line's %s answer (manifest source, schemaVersion and kind aside):\nmcp: %v\ncli: %v", v.Name, ct.tool, ct.cli, got, cliAnswer)
 			continue
 		}
-		g := mcpGolden{Name: v.Name, Kind: "mcp", Rules: []string{"KCP-mcp-plan", "KCP-mcp-cli-agree"}, Files: files,
-			Description: "kcp_plan over the manifest, task and options of " + v.Name + ": the whole tree text kcp-agent 0.27.0 answers (recorded from the Go planner, which answers the same), whose plan is its plan-json answer's (cli/" + v.Name + ".json) but for the manifest's location, schemaVersion and kind",
-			Steps: []mcpGoldenStep{{Call: "kcp_plan", Arguments: args, Expect: []mcpGoldenMatch{
+		g := mcpGolden{Name: v.Name, Kind: "mcp", Rules: ct.rules, Files: files,
+			Description: ct.tool + " over the manifest, task and options of " + v.Name + ": the whole " + ct.what + " is its " + ct.cli + " answer's but for the manifest's location, schemaVersion and kind (the text kcp-agent 0.27.0 answers; recorded from the Go planner, which answers the same)",
+			Steps: []mcpGoldenStep{{Call: ct.tool, Arguments: args, Expect: []mcpGoldenMatch{
 				{"/isError", false}, {"/content", map[string]any{"$len": 1}}, {"/content/0/type", "text"}, {"/text", text}}}}}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
@@ -99,10 +115,10 @@ func mcpCorpusAnswers(t *testing.T, corpus []corpusVector, cliPlans map[string]s
 		if err := enc.Encode(g); err != nil {
 			t.Fatal(err)
 		}
-		file := filepath.Join(mcpCorpusDir, v.Name+".json")
+		file := filepath.Join(ct.dir, v.Name+".json")
 		want[file] = true
 		if *update {
-			if err := os.MkdirAll(mcpCorpusDir, 0o755); err != nil {
+			if err := os.MkdirAll(ct.dir, 0o755); err != nil {
 				t.Fatal(err)
 			}
 			if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
@@ -112,22 +128,34 @@ func mcpCorpusAnswers(t *testing.T, corpus []corpusVector, cliPlans map[string]s
 		}
 		have, err := os.ReadFile(file)
 		if err != nil {
-			t.Errorf("%s has no kcp_plan answer (go test ./suite/kcp -run PlanJSONAnswers -update): %v", v.Name, err)
+			t.Errorf("%s has no %s answer (go test ./suite/kcp -run PlanJSONAnswers -update): %v", v.Name, ct.tool, err)
 			continue
 		}
 		if !bytes.Equal(have, buf.Bytes()) {
-			t.Errorf("%s is not what the Go planner's kcp_plan answers now; rerun with -update and check the difference against kcp-agent mcp", file)
+			t.Errorf("%s is not what the Go planner's %s answers now; rerun with -update and check the difference against kcp-agent mcp", file, ct.tool)
 		}
 	}
-	old, _ := filepath.Glob(filepath.Join(mcpCorpusDir, "*.json"))
+	old, _ := filepath.Glob(filepath.Join(ct.dir, "*.json"))
 	for _, f := range old {
 		if !want[f] {
 			if *update {
 				os.Remove(f)
 				continue
 			}
-			t.Errorf("%s answers no planner vector with a plan-json answer that kcp_plan can express", f)
+			t.Errorf("%s answers no planner vector with a %s answer that %s can express", f, ct.cli, ct.tool)
 		}
 	}
 	return len(want)
+}
+
+// withoutSource removes the manifest's location from a plan, or from the
+// plan of a trace.
+func withoutSource(answer map[string]any) {
+	for _, p := range []any{answer, answer["plan"]} {
+		if p, _ := p.(map[string]any); p != nil {
+			if m, _ := p["manifest"].(map[string]any); m != nil {
+				delete(m, "source")
+			}
+		}
+	}
 }

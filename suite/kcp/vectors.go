@@ -397,8 +397,11 @@ func compileMCP(raw []byte, file, stem string) (engine.Check, error) {
 		steps = append(steps, step)
 	}
 	id := "kcp/mcp/" + stem
-	if path.Base(path.Dir(file)) == "corpus" {
+	switch dir := path.Dir(file); {
+	case path.Base(dir) == "corpus":
 		id = "kcp/mcp/corpus/" + stem // a planner vector's kcp_plan answer
+	case path.Base(dir) == "trace" && path.Base(path.Dir(dir)) == "corpus":
+		id = "kcp/mcp/corpus/trace/" + stem // its kcp_trace answer
 	}
 	return engine.Check{ID: id, Kind: "mcp", Title: orName(v.Description, v.Name), Source: file,
 		Rules: v.Rules, Tags: []string{"mcp"}, Steps: steps}, nil
