@@ -102,6 +102,12 @@ const (
 	FaultAskFollowRootOnly Fault = "ask-follow-root-only" // ask --follow plans the tree but answers from the root's units only
 )
 
+// A fault of kcp_plan's arguments (mcp profile): only the corpus's
+// kcp_plan answers (vectors/kcp/mcp/corpus) catch it.
+const (
+	FaultMCPAttestDropped Fault = "mcp-attest-dropped" // the MCP tools plan as if no attest argument were given
+)
+
 // Faults of episodic memory (remember, recall, plan --memory, grounded
 // replay): only the memory vectors catch them.
 const (
@@ -173,6 +179,8 @@ var Faults = []Fault{
 	FaultWatchPlanStale, FaultWatchDiffAgainstFirst,
 	// ask --follow
 	FaultAskFollowRootOnly,
+	// kcp_plan's arguments
+	FaultMCPAttestDropped,
 }
 
 // hasFault reports whether f is among faults.

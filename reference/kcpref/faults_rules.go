@@ -98,4 +98,6 @@ var CaughtBy = map[Fault][]string{
 	FaultWatchDiffAgainstFirst: {"KCP-watch-diff"},
 	// ask --follow
 	FaultAskFollowRootOnly: {"KCP-ask-follow"},
+	// kcp_plan's arguments
+	FaultMCPAttestDropped: {"KCP-mcp-cli-agree"},
 }

@@ -337,8 +337,9 @@ func TraceJSON(t Trace, e Envelope) []byte {
 }
 
 // TraceToolJSON renders the trace as the kcp_trace MCP tool answers it:
-// the document of `plan --trace --json` without the envelope.
-func TraceToolJSON(t Trace) []byte { return render(traceObject(t)) }
+// the document of `plan --trace --json` without the envelope and, as
+// kcp_plan's tree, without a final newline (kcp-agent 0.27.0's text).
+func TraceToolJSON(t Trace) []byte { return renderCompact(traceObject(t)) }
 
 // traceObject is the trace document: {task, taskTerms, asOf,
 // capabilities, plan, units, gateSummary}.

@@ -49,7 +49,11 @@ type corpusVector struct {
 // plan saved); every distinct corpus manifest a validate-json answer
 // (cli/validate, named by the first vector with it); and every two
 // expressible vectors over one manifest a diff-json answer (cli/diff:
-// diff --json of the first's plan against the other's). Each answer is
+// diff --json of the first's plan against the other's); and every
+// plan-json answer kcp_plan can express a kcp_plan answer
+// (mcp/corpus, mcpCorpusAnswers) whose plan is the plan-json one's, and
+// every trace-json answer a kcp_trace answer (mcp/corpus/trace) whose
+// trace is the trace-json one's. Each answer is
 // exactly what the Go planner's command line prints now (go test
 // ./suite/kcp -run PlanJSONAnswers -update rewrites them). That they are
 // also what kcp-agent prints is what `sifu run --suite kcp --target exec
@@ -115,7 +119,8 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 			t.Errorf("%s is not what the Go planner's command line prints now; rerun with -update and check the difference against kcp-agent", file)
 		}
 	}
-	plans := map[string]string{} // a vector's plan --json output
+	plans := map[string]string{}  // a vector's plan --json output
+	traces := map[string]string{} // its plan --trace --json output
 	expressible := 0
 	for _, v := range corpus {
 		if v.flags == nil {
@@ -132,6 +137,11 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 		plans[v.Name] = res.Stdout
 		record(g, v.Manifest, nil)
 		trace := append(append([]string{"plan"}, v.flags...), "--manifest", kcp.ManifestPlaceholder, "--trace", "--json")
+		tr, err := kcpinproc.Reference{}.RunCLI(context.Background(), kcp.CLIRequest{Name: v.Name, Manifest: v.Manifest, Args: trace})
+		if err != nil {
+			t.Fatal(err)
+		}
+		traces[v.Name] = tr.Stdout
 		record(goldenAnswer{Name: v.Name, Kind: "trace-json", Vector: v.Name, Args: trace,
 			Description: "plan --trace --json over the manifest, task and options of " + v.Name + ": the whole decision trace kcp-agent 0.27.0 prints (recorded from the Go planner, which prints the same)"}, v.Manifest, nil)
 		record(goldenAnswer{Name: v.Name, Kind: "replay-json", Vector: v.Name, Args: []string{"replay", kcp.DirPlaceholder + "/plan.json", "--json"},
@@ -159,6 +169,12 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 			Plans:       map[string]string{"a.json": a, "b.json": v.Name},
 			Description: "diff --json of " + a + "'s plan --json output against " + v.Name + "'s, one manifest planned with other options: the whole comparison kcp-agent 0.27.0 prints (recorded from the Go planner, which prints the same)"},
 			v.Manifest, map[string]string{"a.json": plans[a], "b.json": plans[v.Name]})
+	}
+	if n := mcpCorpusAnswers(t, corpus, planTool, plans); n < 80 {
+		t.Errorf("only %d planner vectors with a plan-json answer are expressible over kcp_plan", n)
+	}
+	if n := mcpCorpusAnswers(t, corpus, traceTool, traces); n < 80 {
+		t.Errorf("only %d planner vectors with a trace-json answer are expressible over kcp_trace", n)
 	}
 	answers, _ := filepath.Glob(filepath.Join(vectorsDir, "cli", "*.json"))
 	more, _ := filepath.Glob(filepath.Join(vectorsDir, "cli", "*", "*.json"))

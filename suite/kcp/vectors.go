@@ -65,7 +65,9 @@ func CompileVector(fsys fs.FS, file string, schemas *schema.Set) ([]engine.Check
 	case cliKinds[kindOf(shape)].dir != "" || kindOf(shape) == "plan-json":
 		c, err = compilePlanJSON(fsys, raw, file, stem)
 	case string(shape["kind"]) == `"mcp"`:
-		if c, err = compileMCP(raw, file, stem); err == nil {
+		// The corpus's kcp_plan answers are not run again over serve's
+		// /mcp: a hundred more serve starts for one tool's transport.
+		if c, err = compileMCP(raw, file, stem); err == nil && !strings.HasPrefix(c.ID, "kcp/mcp/corpus/") {
 			return []engine.Check{c, serveTwin(c)}, nil
 		}
 	case string(shape["kind"]) == `"serve"`:
@@ -394,7 +396,14 @@ func compileMCP(raw []byte, file, stem string) (engine.Check, error) {
 		}
 		steps = append(steps, step)
 	}
-	return engine.Check{ID: "kcp/mcp/" + stem, Kind: "mcp", Title: orName(v.Description, v.Name), Source: file,
+	id := "kcp/mcp/" + stem
+	switch dir := path.Dir(file); {
+	case path.Base(dir) == "corpus":
+		id = "kcp/mcp/corpus/" + stem // a planner vector's kcp_plan answer
+	case path.Base(dir) == "trace" && path.Base(path.Dir(dir)) == "corpus":
+		id = "kcp/mcp/corpus/trace/" + stem // its kcp_trace answer
+	}
+	return engine.Check{ID: id, Kind: "mcp", Title: orName(v.Description, v.Name), Source: file,
 		Rules: v.Rules, Tags: []string{"mcp"}, Steps: steps}, nil
 }
 

@@ -296,6 +296,9 @@ func (c CLI) planFromArgs(args map[string]any) (kcpref.AgentPlan, kcpref.Manifes
 	for _, f := range []struct{ arg, flag string }{{"env", "--env"}, {"as_of", "--as-of"}, {"max_units", "--max-units"},
 		{"budget", "--budget"}, {"currency", "--currency"}, {"context_budget", "--context-budget"}, {"role", "--role"},
 		{"methods", "--methods"}, {"credentials", "--credentials"}, {"attest", "--attest"}} {
+		if f.arg == "attest" && kcpref.HasFault(c.Faults, kcpref.FaultMCPAttestDropped) {
+			continue
+		}
 		switch v := args[f.arg].(type) {
 		case string:
 			flags = append(flags, f.flag, v)
