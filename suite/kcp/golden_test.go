@@ -154,8 +154,15 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 	for _, v := range corpus {
 		if _, seen := first[v.Manifest]; !seen {
 			first[v.Manifest] = v
-			record(goldenAnswer{Name: v.Name, Kind: "validate-json", Vector: v.Name, Args: []string{"validate", "--manifest", kcp.ManifestPlaceholder, "--json"},
-				Description: "validate --manifest --json over the manifest of " + v.Name + " (its unit files absent): the whole report kcp-agent 0.27.0 prints (recorded from the Go planner, which prints the same)"}, v.Manifest, nil)
+			// --as-of pins the date the expired warning is judged at (the
+			// README: --as-of is the date of every temporal evaluation),
+			// so the answer is the same on every day it is checked.
+			asOf, _ := v.Options["asOf"].(string)
+			if asOf == "" {
+				t.Fatalf("corpus vector %s pins no asOf: its validate answer would change with the day", v.Name)
+			}
+			record(goldenAnswer{Name: v.Name, Kind: "validate-json", Vector: v.Name, Args: []string{"validate", "--manifest", kcp.ManifestPlaceholder, "--as-of", asOf, "--json"},
+				Description: "validate --manifest --as-of --json over the manifest of " + v.Name + " (its unit files absent), at the vector's asOf: the whole report, recorded from the Go planner (kcp-agent 0.27.0 prints the same where no expiry turns on the date)"}, v.Manifest, nil)
 		}
 		if v.flags == nil {
 			continue
