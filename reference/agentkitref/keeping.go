@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 )
@@ -203,24 +202,7 @@ func (g *Gateway) todoDir(a *agentRT) string {
 	if has(g.faults, FaultTodoStoreIgnored) {
 		return ""
 	}
-	typ, conf := a.cfg.Todo.Store, a.cfg.Todo.StoreConfig
-	if name, ok := strings.CutPrefix(typ, "cap://store/todo/"); ok {
-		typ, conf = "", nil
-		for _, d := range append(append([]StoreDecl(nil), a.cfg.Stores...), g.app.Stores...) {
-			if d.Name == name && d.Kind == "todo" {
-				typ, conf = d.Type, d.Config
-				break
-			}
-		}
-	}
-	dir, _ := conf["dir"].(string)
-	if typ != "file" || dir == "" {
-		return ""
-	}
-	if !filepath.IsAbs(dir) && g.workDir != "" {
-		dir = filepath.Join(g.workDir, dir)
-	}
-	return dir
+	return g.fileStoreDir(a, "todo", a.cfg.Todo.Store, a.cfg.Todo.StoreConfig)
 }
 
 // planOf is the plan under key: the one this process holds, else the one

@@ -18,12 +18,19 @@ func (g *Gateway) sessionDir(a *agentRT) string {
 	if has(g.faults, FaultSessionStoreIgnored) {
 		return ""
 	}
-	slot := a.cfg.Session
-	typ, conf := slot.Store, slot.StoreConfig
-	if name, ok := strings.CutPrefix(slot.Store, "cap://store/session/"); ok {
+	return g.fileStoreDir(a, "session", a.cfg.Session.Store, a.cfg.Session.StoreConfig)
+}
+
+// fileStoreDir is the directory of the file store a module's store slot
+// holds: the instance it names (cap://store/<kind>/<name>, declared under
+// the agent's or app.yaml's stores) or the bare shorthand "file" with its
+// store_config (a relative dir under the gateway's working directory). ""
+// when the slot holds no file store.
+func (g *Gateway) fileStoreDir(a *agentRT, kind, typ string, conf map[string]any) string {
+	if name, ok := strings.CutPrefix(typ, "cap://store/"+kind+"/"); ok {
 		typ, conf = "", nil
 		for _, d := range append(append([]StoreDecl(nil), a.cfg.Stores...), g.app.Stores...) {
-			if d.Name == name && d.Kind == "session" {
+			if d.Name == name && d.Kind == kind {
 				typ, conf = d.Type, d.Config
 				break
 			}
