@@ -107,7 +107,7 @@ func mcpCorpusAnswers(t *testing.T, corpus []corpusVector, ct corpusTool, cliOut
 		g := mcpGolden{Name: v.Name, Kind: "mcp", Rules: ct.rules, Files: files,
 			Description: ct.tool + " over the manifest, task and options of " + v.Name + ": the whole " + ct.what + " is its " + ct.cli + " answer's but for the manifest's location, schemaVersion and kind (the text kcp-agent 0.27.0 answers; recorded from the Go planner, which answers the same)",
 			Steps: []mcpGoldenStep{{Call: ct.tool, Arguments: args, Expect: []mcpGoldenMatch{
-				{"/isError", false}, {"/content", map[string]any{"$len": 1}}, {"/content/0/type", "text"}, {"/text", text}}}}}
+				{"/isError", false}, {"/content", map[string]any{"$len": 1}}, {"/content/0/type", "text"}, {"/content/0/text", text}}}}}
 		var buf bytes.Buffer
 		enc := json.NewEncoder(&buf)
 		enc.SetEscapeHTML(false)
