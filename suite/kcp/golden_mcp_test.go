@@ -117,21 +117,10 @@ func mcpCorpusAnswers(t *testing.T, corpus []corpusVector, ct corpusTool, cliOut
 		}
 		file := filepath.Join(ct.dir, v.Name+".json")
 		want[file] = true
-		if *update {
-			if err := os.MkdirAll(ct.dir, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		have, err := os.ReadFile(file)
-		if err != nil {
+		switch same, err := kcp.CurrentFile(t, file, buf.Bytes(), *update); {
+		case err != nil:
 			t.Errorf("%s has no %s answer (go test ./suite/kcp -run PlanJSONAnswers -update): %v", v.Name, ct.tool, err)
-			continue
-		}
-		if !bytes.Equal(have, buf.Bytes()) {
+		case !same:
 			t.Errorf("%s is not what the Go planner's %s answers now; rerun with -update and check the difference against kcp-agent mcp", file, ct.tool)
 		}
 	}

@@ -101,21 +101,10 @@ func TestPlanJSONAnswersAreCurrent(t *testing.T) {
 		}
 		file := filepath.Join(vectorsDir, "cli", kcp.CLIKindDir(g.Kind), g.Name+".json")
 		want[file] = true
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(file, buf.Bytes(), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		have, err := os.ReadFile(file)
-		if err != nil {
+		switch same, err := kcp.CurrentFile(t, file, buf.Bytes(), *update); {
+		case err != nil:
 			t.Errorf("%s has no %s answer (go test ./suite/kcp -run PlanJSONAnswers -update): %v", g.Name, g.Kind, err)
-			return
-		}
-		if !bytes.Equal(have, buf.Bytes()) {
+		case !same:
 			t.Errorf("%s is not what the Go planner's command line prints now; rerun with -update and check the difference against kcp-agent", file)
 		}
 	}

@@ -318,14 +318,7 @@ func TestSignatureVectorsAreGenerated(t *testing.T) {
 	for _, c := range all {
 		raw, rel := c.vector()
 		file := filepath.Join(root, rel)
-		if regen {
-			if err := os.WriteFile(file, raw, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		got, err := os.ReadFile(file)
-		if err != nil || !bytes.Equal(got, raw) {
+		if same, err := CurrentFile(t, file, raw, regen); !same {
 			t.Errorf("%s is not what the fixed seeds give (%v); SIFU_REGEN_SIG_VECTORS=1 go test ./suite/kcp -run TestSignatureVectorsAreGenerated writes it", file, err)
 		}
 	}
