@@ -35,18 +35,30 @@ type Reference struct {
 	Now func() time.Time
 }
 
-// NewClock is a clock for one check's command lines when SOURCE_DATE_EPOCH
-// is set: it starts there and moves one second on at each reading, so
-// what the reference records (memory's recordedAt) is the same on every
-// run and still ordered. Without SOURCE_DATE_EPOCH it is nil: the wall
-// clock.
+// NewClock is a clock for one check's command lines. When
+// SOURCE_DATE_EPOCH is set it starts there and moves one second on at each
+// reading, so what the reference records (memory's recordedAt) is the same
+// on every run and still ordered. Without it, it is the wall clock at
+// millisecond resolution (recordedAt's), never reading the same instant
+// twice: in process, two command lines of one check can run within a
+// millisecond, and episodes recorded at one instant have no order.
 func NewClock() func() time.Time {
+	var mu sync.Mutex
 	s, ok := os.LookupEnv("SOURCE_DATE_EPOCH")
 	sec, err := strconv.ParseInt(s, 10, 64)
 	if !ok || err != nil {
-		return nil
+		var last time.Time
+		return func() time.Time {
+			mu.Lock()
+			defer mu.Unlock()
+			now := time.Now().UTC().Truncate(time.Millisecond)
+			if !now.After(last) {
+				now = last.Add(time.Millisecond)
+			}
+			last = now
+			return now
+		}
 	}
-	var mu sync.Mutex
 	t := time.Unix(sec, 0).UTC()
 	return func() time.Time {
 		mu.Lock()
