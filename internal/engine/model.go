@@ -185,14 +185,23 @@ type Executor interface {
 
 // Exchange is one transcript line: what was sent and what came back.
 type Exchange struct {
-	Source  string         `json:"source"`
-	Op      Op             `json:"op"`
-	Agent   string         `json:"agent,omitempty"`
-	Name    string         `json:"name,omitempty"`
-	Key     string         `json:"key,omitempty"`
-	Params  map[string]any `json:"params,omitempty"`
-	Outcome *Outcome       `json:"outcome,omitempty"`
-	Error   string         `json:"error,omitempty"`
+	// Source is the step's place in the check. A transcript leaves it out
+	// where it is the step's own, as it is on every line sifu records; a
+	// replay (and Rebuild) takes it from the step.
+	Source string         `json:"source,omitempty"`
+	Op     Op             `json:"op"`
+	Agent  string         `json:"agent,omitempty"`
+	Name   string         `json:"name,omitempty"`
+	Key    string         `json:"key,omitempty"`
+	Params map[string]any `json:"params,omitempty"`
+	// Sent lists the members of Params the exchange leaves out because
+	// they are what the check's resolved step sends (SentAll, "*", when
+	// that is every member the step has); a member that differs (a
+	// redacted secret) is written in Params as it went. A replay puts them
+	// back from the step before it compares the request.
+	Sent    []string `json:"sent,omitempty"`
+	Outcome *Outcome `json:"outcome,omitempty"`
+	Error   string   `json:"error,omitempty"`
 	// ErrorKind says what Error was, so that a verdict can be judged again
 	// from the transcript alone: "unsupported", "timeout", "adapter",
 	// "violation", or "error" (anything else, which fails the check).

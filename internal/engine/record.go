@@ -45,9 +45,10 @@ const PeerTextMarker = "[peer text sha256:"
 
 // record is the transcript line of one executed step, as the suite's
 // vocabulary says to write it: each secret replaced by Redacted and its
-// pointer listed in Redacted.
+// pointer listed in Redacted; what the suite derives, what the step's
+// literals expected and what the step sent left out.
 func (s *Session) record(resolved Step, out Outcome, err error, elapsed time.Duration) Exchange {
-	return unexpect(underive(redact(exchange(resolved, out, err, elapsed), s.vocab.Secrets), s.vocab.Derived), resolved)
+	return unsend(unexpect(underive(redact(exchange(resolved, out, err, elapsed), s.vocab.Secrets), s.vocab.Derived), resolved), resolved)
 }
 
 // redact replaces the secrets of an exchange at their places.

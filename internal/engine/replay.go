@@ -84,6 +84,38 @@ type replayer struct {
 	wild string
 	// derive rebuilds what the transcript left out (Vocabulary.Derived).
 	derive func(Exchange) map[string]any
+	// rebuilt, when not nil, collects each exchange as rebuild makes it.
+	rebuilt []Exchange
+}
+
+// rebuild puts back into a recorded exchange everything the transcript
+// left out of it: what its step sent, the values its literals expected and
+// the members the suite derives (in that order: deriving may read both).
+func rebuild(ex Exchange, step Step, derive func(Exchange) map[string]any) (Exchange, error) {
+	ex, err := resend(ex, step)
+	if err == nil {
+		ex, err = reexpect(ex, step)
+	}
+	if err == nil {
+		ex, err = rederive(ex, derive)
+	}
+	return ex, err
+}
+
+// Rebuild gives a check's recorded exchanges whole, as every reader of a
+// transcript must see them: the check is replayed over them, and each
+// exchange it makes gets back what the transcript left out (its source and
+// params, the values as expected, the derived members); secrets stay
+// Redacted. An exchange the replay does not reach, or cannot rebuild, is
+// given as recorded, and the replay's mismatch, if any, is returned too.
+func Rebuild(ctx context.Context, check Check, recorded []Exchange, vocab Vocabulary) ([]Exchange, error) {
+	r := &replayer{recorded: recorded, wild: wildcard(), derive: vocab.Derived, rebuilt: make([]Exchange, 0, len(recorded))}
+	Run(ctx, check, r)
+	out := append(r.rebuilt, recorded[len(r.rebuilt):]...)
+	if r.mismatch != nil {
+		return out, r.mismatch
+	}
+	return out, nil
 }
 
 func (r *replayer) Execute(_ context.Context, step Step) (Outcome, error) {
@@ -95,13 +127,13 @@ func (r *replayer) Execute(_ context.Context, step Step) (Outcome, error) {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: the check makes this step, but the transcript ends before it", step.Source)}
 		return Outcome{}, r.mismatch
 	}
-	ex, err := reexpect(r.recorded[i], step)
-	if err == nil {
-		ex, err = rederive(ex, r.derive)
-	}
+	ex, err := rebuild(r.recorded[i], step, r.derive)
 	if err != nil {
 		r.mismatch = &MismatchError{Index: i, Msg: fmt.Sprintf("%s: %v", step.Source, err)}
 		return Outcome{}, r.mismatch
+	}
+	if r.rebuilt != nil {
+		r.rebuilt = append(r.rebuilt, ex)
 	}
 	ex = unredact(ex, r.wild)
 	r.next++

@@ -1,6 +1,7 @@
 package report
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"path/filepath"
@@ -137,7 +138,7 @@ type dataFile struct {
 }
 
 // build assembles the page and the transcript files from the runs.
-func build(runs []*Run, plans map[string]*runner.Plan, skipped []Skipped) (*site, []dataFile, error) {
+func build(ctx context.Context, runs []*Run, plans map[string]*runner.Plan, skipped []Skipped) (*site, []dataFile, error) {
 	s := &site{Skipped: skipped}
 	bySuite := map[string][]*Run{}
 	for _, r := range runs {
@@ -152,14 +153,14 @@ func build(runs []*Run, plans map[string]*runner.Plan, skipped []Skipped) (*site
 		if plan == nil {
 			return nil, nil, fmt.Errorf("suite %s: this harness has no such suite", name)
 		}
-		sv, f := buildSuite(name, plan, bySuite[name])
+		sv, f := buildSuite(ctx, name, plan, bySuite[name])
 		s.Suites = append(s.Suites, sv)
 		files = append(files, f...)
 	}
 	return s, files, nil
 }
 
-func buildSuite(name string, plan *runner.Plan, runs []*Run) (*suiteView, []dataFile) {
+func buildSuite(ctx context.Context, name string, plan *runner.Plan, runs []*Run) (*suiteView, []dataFile) {
 	cat := plan.Catalogue
 	sv := &suiteView{Name: name, Spec: cat.Spec.Name + " " + cat.Spec.Version}
 	checks := map[string]engine.Check{}
@@ -214,7 +215,7 @@ func buildSuite(name string, plan *runner.Plan, runs []*Run) (*suiteView, []data
 			}
 			if len(t.Transcript) > 0 {
 				cd.File = fmt.Sprintf("data/%s/%d/%d.js", slug(name), i, k)
-				files = append(files, dataFile{Path: cd.File, Key: cd.File, Body: render(checks[t.ID], t)})
+				files = append(files, dataFile{Path: cd.File, Key: cd.File, Body: render(ctx, checks[t.ID], t, plan.Suite.Vocabulary)})
 			}
 			index[t.ID] = k
 			data.Checks = append(data.Checks, cd)
@@ -292,11 +293,14 @@ func buildSuite(name string, plan *runner.Plan, runs []*Run) (*suiteView, []data
 }
 
 // render pairs each recorded exchange of a test with the step that made it
-// and what that step expected.
-func render(c engine.Check, t results.Test) []transcriptLine {
+// and what that step expected, each exchange whole: what the transcript
+// left out because the check says it (engine.Rebuild) is put back.
+func render(ctx context.Context, c engine.Check, t results.Test, vocab engine.Vocabulary) []transcriptLine {
 	expected := expectations(c.Steps)
-	out := make([]transcriptLine, len(t.Transcript))
-	for i, ex := range t.Transcript {
+	// A transcript the check no longer makes shows as far as it rebuilds.
+	whole, _ := engine.Rebuild(ctx, c, t.Transcript, vocab)
+	out := make([]transcriptLine, len(whole))
+	for i, ex := range whole {
 		tl := transcriptLine{Op: string(ex.Op), Agent: ex.Agent, Name: ex.Name, Key: ex.Key, Params: ex.Params, Error: ex.Error, Source: ex.Source}
 		if t.Lines != nil {
 			tl.Line = t.Lines.From + i

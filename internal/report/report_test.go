@@ -2,6 +2,7 @@ package report_test
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -247,5 +248,48 @@ func TestADirectoryIsReadWithEveryRunUnderIt(t *testing.T) {
 	}
 	if sum.Runs != 2 {
 		t.Errorf("the report read %d run(s) under %s, want 2 (peer and peer/cli)", sum.Runs, peers)
+	}
+}
+
+// TestTranscriptsShowEachExchangeWhole: a transcript leaves out what the
+// check says (a step's source and params, the values as expected); the
+// page puts them back, so every exchange it shows names its step, and the
+// steps that send params show them.
+func TestTranscriptsShowEachExchangeWhole(t *testing.T) {
+	dir, _, _ := site(t)
+	var lines, withParams int
+	err := filepath.WalkDir(filepath.Join(dir, "data"), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		raw, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		_, body, ok := strings.Cut(strings.TrimSuffix(string(raw), ");\n"), ", ")
+		var shown []map[string]any
+		if !ok || json.Unmarshal([]byte(body), &shown) != nil {
+			t.Fatalf("%s is not a transcript data file", p)
+		}
+		for _, l := range shown {
+			lines++
+			if s, _ := l["source"].(string); s == "" {
+				t.Errorf("%s: line %v names no step", p, l["line"])
+			}
+			if _, ok := l["params"]; ok {
+				withParams++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines == 0 || withParams == 0 {
+		t.Fatalf("%d line(s) shown, %d with params", lines, withParams)
+	}
+	raw, _ := os.ReadFile(filepath.Join(filepath.Dir(dir), "good", "transcript.jsonl"))
+	if strings.Contains(string(raw), `"source"`) || !strings.Contains(string(raw), `"sent":["*"]`) {
+		t.Errorf("the transcript repeats the check's sources, or leaves out no params")
 	}
 }

@@ -89,7 +89,7 @@ func Make(ctx context.Context, dir string, paths []string, suites Suites) (Summa
 		}
 		plans[name] = plan
 	}
-	s, files, err := build(runs, plans, skipped)
+	s, files, err := build(ctx, runs, plans, skipped)
 	if err != nil {
 		return Summary{}, err
 	}
