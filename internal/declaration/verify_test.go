@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -231,6 +232,61 @@ func TestVerifyRejudgesTheTranscript(t *testing.T) {
 		t.Fatalf("a forged answer in %s at line %d verified: %v", victim, line, problems)
 	}
 	_ = run
+}
+
+// TestVerifyRefusesAForgedSent: a line that says it leaves out a param
+// its step does not send, with every hash recomputed, fails verify naming
+// the check and the line; so does a line that writes the params its sent
+// says are left out.
+func TestVerifyRefusesAForgedSent(t *testing.T) {
+	path, _, plan := declareRun(t)
+	// The first line that leaves out every param, and its params whole.
+	run, _, err := declaration.ReadResults(filepath.Join(filepath.Dir(path), "results.json"))
+	if err == nil {
+		err = results.LoadTranscript(filepath.Join(filepath.Dir(path), "results.json"), run)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var victim string
+	var line int
+	var params map[string]any
+	for _, test := range run.Tests {
+		for i, ex := range test.Transcript {
+			if victim == "" && slices.Equal(ex.Sent, []string{engine.SentAll}) && ex.Params == nil {
+				c := plan.Checks[slices.IndexFunc(plan.Checks, func(c engine.Check) bool { return c.ID == test.ID })]
+				whole, err := engine.Rebuild(context.Background(), c, test.Transcript, plan.Suite.Vocabulary)
+				if err != nil {
+					t.Fatal(err)
+				}
+				victim, line, params = test.ID, test.Lines.From+i, whole[i].Params
+			}
+		}
+	}
+	if victim == "" || len(params) == 0 {
+		t.Fatal("no line leaves out every param its step sends")
+	}
+	for _, forgery := range []func(m map[string]any){
+		func(m map[string]any) { m["sent"] = []any{"no-such-param"} },
+		func(m map[string]any) { m["params"] = params },
+	} {
+		dir := t.TempDir()
+		if err := os.CopyFS(dir, os.DirFS(filepath.Dir(path))); err != nil {
+			t.Fatal(err)
+		}
+		f := forge(t, filepath.Join(dir, "conformance.json"))
+		f.rawTranscript(func(n int, m map[string]any) {
+			if n == line {
+				forgery(m)
+			}
+		})
+		f.seal()
+		problems := verify(t, filepath.Join(dir, "conformance.json"), plan, declaration.VerifyOptions{})
+		want := fmt.Sprintf("check %s (transcript line %d)", victim, line)
+		if !slices.ContainsFunc(problems, func(p string) bool { return strings.Contains(p, want) && strings.Contains(p, "sent [") }) {
+			t.Errorf("a forged sent in %s at line %d: %v", victim, line, problems)
+		}
+	}
 }
 
 // TestVerifyRefusesAnEditedPatchBase: an answer that a later line is
