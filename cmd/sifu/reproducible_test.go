@@ -47,16 +47,13 @@ func TestSourceDateEpochMakesEvidenceReproducible(t *testing.T) {
 	if err != nil || d.Date != "2025-11-30" {
 		t.Errorf("declaration dated %q (%v), want 2025-11-30", d.Date, err)
 	}
+	// A reproducible transcript keeps no elapsed time: a zero is not written.
 	transcript, _ := os.ReadFile(filepath.Join(dirs[0], "transcript.jsonl"))
-	elapsed := regexp.MustCompile(`"elapsed_ns":(\d+)`).FindAllStringSubmatch(string(transcript), -1)
-	if len(elapsed) == 0 {
-		t.Error("the transcript has no elapsed_ns fields to check")
+	if len(bytes.TrimSpace(transcript)) == 0 {
+		t.Error("the transcript is empty: nothing to check for elapsed times")
 	}
-	for _, m := range elapsed {
-		if m[1] != "0" {
-			t.Errorf("the transcript keeps an elapsed time: %s", m[0])
-			break
-		}
+	if m := regexp.MustCompile(`"elapsed_ns":\d+`).FindString(string(transcript)); m != "" {
+		t.Errorf("the transcript keeps an elapsed time: %s", m)
 	}
 	if _, err := sifuCLI(t, "verify", filepath.Join(dirs[0], "conformance.json")); err != nil {
 		t.Errorf("the reproducible statement does not verify: %v", err)

@@ -205,8 +205,10 @@ type Exchange struct {
 	// ErrorKind says what Error was, so that a verdict can be judged again
 	// from the transcript alone: "unsupported", "timeout", "adapter",
 	// "violation", or "error" (anything else, which fails the check).
-	ErrorKind string        `json:"error_kind,omitempty"`
-	Elapsed   time.Duration `json:"elapsed_ns"`
+	ErrorKind string `json:"error_kind,omitempty"`
+	// Elapsed is how long the step took; a reproducible run
+	// (SOURCE_DATE_EPOCH) keeps no time, and a zero is not written.
+	Elapsed time.Duration `json:"elapsed_ns,omitempty"`
 	// Redacted lists the JSON pointers (into this exchange as written:
 	// "/params/secret", "/outcome/result/secret") whose secrets the
 	// transcript replaced by Redacted (Vocabulary.Secrets).
